@@ -1,0 +1,106 @@
+"""KL-UCB (Garivier & Cappe, 2011; Cappe et al., 2013).
+
+    U_i = max { q : t_i * d(w_i, q) <= log t + c log log t }       (untried arms first)
+
+d is the Kullback-Leibler divergence of the reward family:
+  Bernoulli  d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)); U_i found by bisection on [w_i, 1]
+             to 1e-9 (w_i clipped to [0, 1]);
+  Gaussian   d(p, q) = (p - q)^2 / (2 sigma^2), closed form U_i = w_i + sigma sqrt(2 (log t + c log log t) / t_i).
+The c log log t term is used only where log t > 1 (t > e), so that it is defined and non-negative
+[our choice; the theory needs c >= 3 for its bound, practice uses c = 0].
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+from bandits._choice import argmax_valid, untried_arm
+from bandits.policy import Policy
+from bandits.stats import COUNT, ISQRT, MEAN
+
+KIND = 3
+FAMILIES = ("bernoulli", "gaussian")
+TOLERANCE = 1e-9
+
+
+@nb.njit(cache=True)
+def bernoulli_kl(p, q):
+    """d(p, q) for Bernoulli laws, with 0 log 0 = 0; q is kept inside (0, 1)."""
+    eps = 1e-15
+    q = min(max(q, eps), 1.0 - eps)
+    out = 0.0
+    if p > 0.0:
+        out += p * math.log(p / q)
+    if p < 1.0:
+        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return out
+
+
+@nb.njit(cache=True)
+def bernoulli_index(p, level):
+    """max q in [p, 1] with d(p, q) <= level, by bisection to TOLERANCE."""
+    p = min(max(p, 0.0), 1.0)
+    lo, hi = p, 1.0
+    if bernoulli_kl(p, hi) <= level:
+        return 1.0
+    while hi - lo > TOLERANCE:
+        mid = 0.5 * (lo + hi)
+        if bernoulli_kl(p, mid) <= level:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(cache=True)
+def exploration_level(t, c):
+    """log t + c log log t (the log log term only where log t > 1)."""
+    lt = math.log(max(t, 1))
+    if c != 0.0 and lt > 1.0:
+        lt += c * math.log(lt)
+    return lt
+
+
+@nb.njit(cache=True)
+def select(params, state, arm_state, stats, valid, t, rng, work):
+    """params = [family code (0 Bernoulli, 1 Gaussian), sigma, c]."""
+    arm = untried_arm(stats, valid, rng)
+    if arm >= 0:
+        return arm
+    level = exploration_level(t, params[2])
+    if params[0] == 1.0:
+        k = params[1] * math.sqrt(2.0 * level)
+        for i in range(stats.shape[0]):
+            work[i] = stats[i, MEAN] + k * stats[i, ISQRT]
+    else:
+        for i in range(stats.shape[0]):
+            if valid[i]:
+                work[i] = bernoulli_index(stats[i, MEAN], level / stats[i, COUNT])
+    return argmax_valid(work, valid, rng)
+
+
+class KLUCB(Policy):
+    """KL-UCB: U_i = max{q : t_i d(w_i, q) <= log t + c log log t}.
+
+    Parameters
+    ----------
+    family : {"bernoulli", "gaussian"}, default "bernoulli"
+        Reward family whose KL divergence d is used (rewards in [0, 1] for Bernoulli).
+    sigma : float, default 1.0
+        Reward standard deviation of the Gaussian family (> 0).
+    c : float, default 0.0
+        Weight of the log log t term (>= 0).
+    """
+
+    name = "klucb"
+    kind = KIND
+
+    def __init__(self, family: str = "bernoulli", sigma: float = 1.0, c: float = 0.0):
+        family = self._check_choice("family", family, FAMILIES)
+        sigma = self._check_float("sigma", sigma, low=0.0, low_open=True)
+        c = self._check_float("c", c, low=0.0)
+        super().__init__(family=family, sigma=sigma, c=c)
+
+    def _pack(self):
+        return [float(FAMILIES.index(self.family)), self.sigma, self.c]

@@ -1,0 +1,164 @@
+"""Modified improved UCB (Liu & Tsuruoka, 2015), the node policy of Mi-UCT; spec section 2.
+
+Algorithmic modification [OURS reconstruction]: no arm is eliminated; every play takes the arm with
+the highest upper bound (untried arms first, ties at random)::
+
+    U_i = w_i + sqrt(r_i * log(T Delta^2) / (2 n))
+
+Delta starts at 1 and is halved when t reaches ``deltaUpdate``; then
+n = ceil(2 log(T Delta^2) / Delta^2) and deltaUpdate = t + armCount * n.  Delta is never halved once
+T (Delta/2)^2 < e [OURS guard].  At the start: n = ceil(2 log T), deltaUpdate = armCount * n
+(with T = 2 this is Mi-UCT's n = 2, deltaUpdate = 2 * armCount).
+
+Confidence-bound modification, r_i [PAPER, exact form not recoverable], parameter ``r``:
+
+    "none"       r_i = 1          (greedy once every arm is tried: the paper's plateau)
+    "sqrt(T/t)"  r_i = sqrt(T/t_i)   DEFAULT, the seed text read literally
+    "T/t"        r_i = T / t_i
+    "sqrt(T)/t"  r_i = sqrt(T) / t_i
+    "n/t"        r_i = n / t_i
+
+Written once for all five as U_i = w_i + sqrt(L * rho) * t_i^(-p/2) with L = log(T Delta^2)/(2n),
+(rho, p) = (1, 0), (sqrt T, 1/2), (T, 1), (sqrt T, 1), (n, 1).
+
+Episodic [PAPER]: T starts at 2 and becomes T^2 when t reaches T; then Delta = 1, armCount = number
+of valid arms (re-read), n and deltaUpdate are recomputed; the arm statistics are kept [OURS].
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+from bandits._choice import argmax_valid, n_valid, untried_arm
+from bandits.policy import Policy
+from bandits.stats import ISQRT, MEAN
+
+KIND = 2
+
+R_CHOICES = ("none", "sqrt(T/t)", "T/t", "sqrt(T)/t", "n/t")
+
+# state columns
+_T, _DELTA, _N, _DEADLINE, _ARMCOUNT, _HALVINGS, _EPISODES = range(7)
+_E = math.e
+
+
+@nb.njit(cache=True)
+def _round_size(horizon, delta):
+    return math.ceil(2.0 * math.log(horizon * delta * delta) / (delta * delta))
+
+
+@nb.njit(cache=True)
+def init(params, state, arm_state, valid):
+    """params = [r code (index in R_CHOICES), episodic flag, horizon T]."""
+    horizon = 2.0 if params[1] != 0.0 else params[2]
+    k = n_valid(valid)
+    state[_T] = horizon
+    state[_DELTA] = 1.0
+    state[_N] = _round_size(horizon, 1.0)
+    state[_ARMCOUNT] = k
+    state[_DEADLINE] = k * state[_N]
+    state[_HALVINGS] = 0.0
+    state[_EPISODES] = 1.0
+
+
+@nb.njit(cache=True)
+def advance(params, state, valid, t):
+    """Bring the schedule (episode, Delta, n, deltaUpdate) up to play count t."""
+    if params[1] != 0.0 and t >= state[_T]:
+        horizon = state[_T]
+        while t >= horizon:
+            horizon = horizon * horizon
+        state[_T] = horizon
+        state[_DELTA] = 1.0
+        state[_ARMCOUNT] = n_valid(valid)
+        state[_N] = _round_size(horizon, 1.0)
+        state[_DEADLINE] = t + state[_ARMCOUNT] * state[_N]
+        state[_EPISODES] += 1.0
+    while t >= state[_DEADLINE]:
+        half = 0.5 * state[_DELTA]
+        if state[_T] * half * half < _E:
+            break
+        state[_DELTA] = half
+        state[_N] = _round_size(state[_T], half)
+        state[_DEADLINE] = t + state[_ARMCOUNT] * state[_N]
+        state[_HALVINGS] += 1.0
+
+
+@nb.njit(cache=True)
+def select(params, state, arm_state, stats, valid, t, rng, work):
+    """Arm with the highest U_i (module docstring) after advancing the schedule to t."""
+    advance(params, state, valid, t)
+    arm = untried_arm(stats, valid, rng)
+    if arm >= 0:
+        return arm
+    horizon, delta, n = state[_T], state[_DELTA], state[_N]
+    big_l = math.log(horizon * delta * delta) / (2.0 * n)
+    code = params[0]
+    if code == 0.0:
+        rho, p = 1.0, 0.0
+    elif code == 1.0:
+        rho, p = math.sqrt(horizon), 0.5
+    elif code == 2.0:
+        rho, p = horizon, 1.0
+    elif code == 3.0:
+        rho, p = math.sqrt(horizon), 1.0
+    else:
+        rho, p = n, 1.0
+    coef = math.sqrt(big_l * rho)
+    for i in range(stats.shape[0]):
+        isq = stats[i, ISQRT]
+        if p == 0.0:
+            scale = 1.0
+        elif p == 1.0:
+            scale = isq
+        else:
+            scale = math.sqrt(isq)
+        work[i] = stats[i, MEAN] + coef * scale
+    return argmax_valid(work, valid, rng)
+
+
+class ModifiedImprovedUCB(Policy):
+    """Modified improved UCB (Liu & Tsuruoka, 2015); episodic it is Mi-UCT's node policy.
+
+    Parameters
+    ----------
+    r : {"none", "sqrt(T/t)", "T/t", "sqrt(T)/t", "n/t"}, default "sqrt(T/t)"
+        Reading of the factor r_i in U_i = w_i + sqrt(r_i log(T Delta^2) / (2n)) (module docstring).
+    episodic : bool, default False
+        Episodes T = 2, 4, 16, 256, ... (statistics kept).  Mi-UCT uses ``episodic=True``.
+    horizon : int or None
+        Known horizon T when not episodic; None means "bind later" (a testbed's horizon, a search's
+        iteration budget).
+
+    Diagnostics: ``delta`` (current Delta), ``halvings``, ``episodes``.
+    """
+
+    name = "miucb"
+    kind = KIND
+    state_width = 7
+
+    def __init__(self, r: str = "sqrt(T/t)", episodic: bool = False, horizon: int | None = None):
+        r = self._check_choice("r", r, R_CHOICES)
+        episodic = self._check_bool("episodic", episodic)
+        if horizon is not None and episodic:
+            raise ValueError("give either horizon (known T) or episodic=true, not both")
+        if horizon is not None:
+            if isinstance(horizon, bool) or not float(horizon).is_integer() or horizon < 2:
+                raise ValueError(f"horizon must be an integer >= 2, got {horizon!r}")
+            horizon = int(horizon)
+        super().__init__(r=r, episodic=episodic, horizon=horizon)
+
+    def _pack(self):
+        return [float(R_CHOICES.index(self.r)), 1.0 if self.episodic else 0.0, float(self.horizon or 0)]
+
+    @property
+    def needs_horizon(self) -> bool:
+        return self.horizon is None and not self.episodic
+
+    def bind(self, horizon: int) -> "ModifiedImprovedUCB":
+        return self.replace(horizon=max(2, int(horizon))) if self.needs_horizon else self
+
+    def diagnostics(self, batch):
+        return {"delta": batch.state[:, _DELTA].copy(), "halvings": batch.state[:, _HALVINGS].copy(),
+                "episodes": batch.state[:, _EPISODES].copy()}

@@ -1,0 +1,186 @@
+"""Explicit, compiled random numbers: no global state anywhere.
+
+Two kinds of randomness, both pure functions of what is passed in:
+
+* A *stream*: xoshiro256** (Blackman & Vigna, 2018) whose state is a ``uint64[4]`` array that the
+  caller owns and passes to every draw.  ``stream_state(seed, a, b)`` derives independent streams
+  from a seed and up to two stream ids (e.g. task index, player) with SplitMix64, so that the
+  stream of task ``i`` is the same whatever order or process runs it.
+* *Counter-based* draws: ``counter_normal(seed, i, a, j)`` is a fixed function of its four integer
+  arguments (SplitMix64 hashing, then Box-Muller).  The bandit testbeds use it for common random
+  numbers: the reward of the j-th pull of arm a in task i does not depend on which policy pulls it.
+
+All functions are numba-compiled and callable from Python and from other compiled code.
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+__all__ = [
+    "Stream", "make_stream", "stream_state", "next_u64", "uniform", "normal", "randint",
+    "gamma", "beta", "counter_uniform", "counter_normal",
+]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
+_TWO_PI = 2.0 * math.pi
+
+
+@nb.njit(cache=True, inline="always")
+def _mix64(z):
+    """SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit hash."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def _key(seed, a, b):
+    return _mix64(np.uint64(seed) + _GOLDEN * (_mix64(np.uint64(a) + _GOLDEN) ^ _mix64(np.uint64(b) * _M2 + _M1)))
+
+
+@nb.njit(cache=True)
+def stream_state(seed, a, b):
+    """State of the stream for ``(seed, a, b)``: four SplitMix64 outputs of the mixed key.
+
+    seed, a, b: non-negative integers.  Returns a fresh ``uint64[4]`` array (never all zero).
+    """
+    s = np.empty(4, dtype=np.uint64)
+    x = _key(seed, a, b)
+    for k in range(4):
+        x = x + _GOLDEN
+        s[k] = _mix64(x)
+    if s[0] == 0 and s[1] == 0 and s[2] == 0 and s[3] == 0:  # pragma: no cover (probability 2**-256)
+        s[0] = np.uint64(1)
+    return s
+
+
+@nb.njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@nb.njit(cache=True)
+def next_u64(s):
+    """Next 64-bit output of xoshiro256** and advance the state ``s`` (uint64[4]) in place."""
+    result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
+    t = s[1] << np.uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@nb.njit(cache=True)
+def uniform(s):
+    """Uniform double in [0, 1) with 53 random bits."""
+    return float(next_u64(s) >> np.uint64(11)) * _TWO_M53
+
+
+@nb.njit(cache=True)
+def randint(s, n):
+    """Uniform integer in 0 .. n-1 (n >= 1), by Lemire's multiply-shift on 32 random bits.
+
+    The bias is below n / 2**32, negligible for the branching factors used here (n < 2**16).
+    """
+    r = next_u64(s) >> np.uint64(32)
+    return np.int64((r * np.uint64(n)) >> np.uint64(32))
+
+
+@nb.njit(cache=True)
+def normal(s):
+    """Standard normal by Box-Muller: sqrt(-2 ln u1) cos(2 pi u2), u1 in (0, 1]."""
+    u1 = 1.0 - uniform(s)
+    u2 = uniform(s)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+
+
+@nb.njit(cache=True)
+def gamma(s, shape):
+    """Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 via Gamma(shape+1) * U**(1/shape)."""
+    if shape < 1.0:
+        u = 1.0 - uniform(s)
+        return gamma(s, shape + 1.0) * u ** (1.0 / shape)
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = normal(s)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = 1.0 - uniform(s)
+        if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+            return d * v
+
+
+@nb.njit(cache=True)
+def beta(s, a, b):
+    """Beta(a, b) as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b)."""
+    x = gamma(s, a)
+    y = gamma(s, b)
+    return x / (x + y)
+
+
+@nb.njit(cache=True)
+def counter_uniform(seed, i, a, j):
+    """Uniform in (0, 1), a fixed function of the four non-negative integers (no state)."""
+    h = _mix64(_key(seed, i, a) ^ _mix64(np.uint64(j) * _GOLDEN + _M2))
+    return (float(h >> np.uint64(11)) + 0.5) * _TWO_M53
+
+
+@nb.njit(cache=True)
+def counter_normal(seed, i, a, j):
+    """Standard normal, a fixed function of (seed, i, a, j): Box-Muller on two hashed uniforms."""
+    h = _mix64(_key(seed, i, a) ^ _mix64(np.uint64(j) * _GOLDEN + _M2))
+    u1 = (float(h >> np.uint64(11)) + 0.5) * _TWO_M53
+    u2 = float(_mix64(h + _GOLDEN) >> np.uint64(11)) * _TWO_M53
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+
+
+class Stream:
+    """A random stream owned by the caller: wraps the ``uint64[4]`` state that compiled code advances.
+
+    ``Stream(seed, a=0, b=0)`` gives the stream for ``(seed, a, b)``; the same arguments give the
+    same numbers.  ``Stream.state`` is the array to pass to compiled functions.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int = 0, a: int = 0, b: int = 0):
+        for name, value in (("seed", seed), ("a", a), ("b", b)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        self.state = stream_state(np.uint64(seed), np.uint64(a), np.uint64(b))
+
+    def spawn(self) -> "Stream":
+        """An independent child stream seeded from this one's next output (advances this one)."""
+        child = Stream.__new__(Stream)
+        child.state = stream_state(next_u64(self.state), np.uint64(0), np.uint64(0))
+        return child
+
+    def random(self) -> float:
+        return uniform(self.state)
+
+
+def make_stream(rng) -> Stream:
+    """A :class:`Stream` from an int seed, a ``numpy.random.Generator`` or a Stream (returned as is).
+
+    An int gives a fresh stream each call (the same int, the same numbers); a Generator is advanced
+    by one draw, so successive calls give different streams.
+    """
+    if isinstance(rng, Stream):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return Stream(int(rng.integers(0, 2**63 - 1)))
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)):
+        return Stream(int(rng))
+    raise ValueError(f"rng must be an int seed, a numpy.random.Generator or a bandits.rng.Stream, got {type(rng).__name__}")

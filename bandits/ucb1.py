@@ -1,0 +1,49 @@
+"""UCB1 (Auer, Cesa-Bianchi & Fischer, 2002), the node policy of UCT (Kocsis & Szepesvari, 2006).
+
+    U_i = w_i + c * sqrt(ln t / t_i)        (untried arms first, ties at random)
+
+w_i: mean reward of arm i, t_i: its pulls, t: pulls of the bandit (a tree node's visit count).
+c = sqrt(2) is the constant of the finite-time analysis for rewards in [0, 1].
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+from bandits._choice import argmax_valid, untried_arm
+from bandits.policy import Policy
+from bandits.stats import ISQRT, MEAN
+
+KIND = 0
+
+
+@nb.njit(cache=True)
+def select(params, state, arm_state, stats, valid, t, rng, work):
+    """Arm maximising w_i + c sqrt(ln t / t_i); params = [c]."""
+    arm = untried_arm(stats, valid, rng)
+    if arm >= 0:
+        return arm
+    k = params[0] * math.sqrt(math.log(max(t, 1)))
+    for i in range(stats.shape[0]):
+        work[i] = stats[i, MEAN] + k * stats[i, ISQRT]
+    return argmax_valid(work, valid, rng)
+
+
+class UCB1(Policy):
+    """UCB1: ``U_i = w_i + c * sqrt(ln t / t_i)``, untried arms first.
+
+    Parameters
+    ----------
+    c : float, default sqrt(2)
+        Exploration constant (>= 0).  UCT's C.  Reference: Auer, Cesa-Bianchi & Fischer (2002).
+    """
+
+    name = "ucb1"
+    kind = KIND
+
+    def __init__(self, c: float = math.sqrt(2.0)):
+        super().__init__(c=self._check_float("c", c, low=0.0))
+
+    def _pack(self):
+        return [self.c]

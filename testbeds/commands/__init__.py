@@ -1,0 +1,1 @@
+"""Sub-commands of the ``banditree`` command line, one module each (see :mod:`testbeds.cli`)."""
