@@ -10,7 +10,7 @@ Known horizon T, spec section 1 ([A&O] unless marked [OURS])::
         c_m = sqrt(log(T Delta_m^2) / (2 n_m))
         B_{m+1} = {i in B_m : w_i + c_m >= max_{j in B_m} (w_j - c_m)} ; Delta_{m+1} = Delta_m / 2
     after round M with |B| > 1: play the survivors round-robin (counted)    [OURS]
-    M < 0 (T < 4e, no complete round): round-robin                          [OURS]
+    M < 0 (T < e: no round, log(T) < 1 never used): round-robin            [OURS]
 
 Episodic [PAPER]: boundaries T_0 = 2, T_{l+1} = T_l^2 as absolute play counts; episode l covers plays
 T_{l-1}+1 .. T_l and runs the algorithm with horizon T_l, restarted from scratch (its own episode

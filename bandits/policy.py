@@ -209,7 +209,7 @@ class Policy:
             raise ValueError(f"rewards must have shape ({b},), got {rewards.shape}")
         if not np.all(np.isfinite(rewards)):
             bad = int(np.flatnonzero(~np.isfinite(rewards))[0])
-            raise ValueError(f"rewards must be finite numbers; rewards[{bad}] = {rewards[bad]!r}")
+            raise ValueError(f"rewards must be finite numbers; rewards[{bad}] = {float(rewards[bad])}")
         if np.any((arms < 0) | (arms >= batch.n_arms)):
             raise ValueError(f"arms must lie in 0..{batch.n_arms - 1}, got {arms.min()}..{arms.max()}")
         if not np.all(batch.valid[np.arange(b), arms]):

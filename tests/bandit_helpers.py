@@ -1,0 +1,28 @@
+"""Small helpers for bandit tests: build one bandit's statistics and call the compiled kernels."""
+import numpy as np
+
+from bandits import kernels
+from bandits.rng import Stream
+from bandits.stats import new_stats, record
+
+
+def stats_from(pulls):
+    """A (K, NSTAT) stats row from a list of per-arm reward lists."""
+    stats = new_stats(len(pulls))
+    for arm, rewards in enumerate(pulls):
+        for r in rewards:
+            record(stats, arm, float(r))
+    return stats
+
+
+def select_once(policy, stats, t, seed=0, valid=None):
+    """(arm, work) for one selection on one bandit with fresh policy state."""
+    k = stats.shape[0]
+    valid = np.ones(k, dtype=np.bool_) if valid is None else valid
+    state = np.zeros(max(1, policy.state_width))
+    arm_state = np.zeros((k, max(1, policy.arm_state_width)))
+    kernels.init_row(policy.kind, policy.params, state, arm_state, valid)
+    work = np.full(k, np.nan)
+    arm = kernels.select_row(policy.kind, policy.params, state, arm_state, stats, valid, t,
+                             Stream(seed).state, work)
+    return arm, work
