@@ -1,0 +1,268 @@
+"""The SQLite results database of matches and tournaments.
+
+One file holds one *study*: a header (a JSON object fixed when the file is created: for
+``banditree match`` the whole match configuration, for ``banditree tables`` the game, board and
+seed) and any number of *runs* (a match configuration each; a tables grid has one run per cell).
+Every finished game is one row, committed at once::
+
+    meta(key, value)            schema version, header JSON, package version at creation
+    runs(run_id, config, tags)  config: canonical JSON of the match configuration (unique);
+                                tags: JSON labels for display (e.g. the grid cell: mi, c, playouts)
+    games(run_id, game_index,   game_index i of the run; seed = treepolicies.game_seed(run seed, i);
+          seed, first, second,  first/second: player specs (who moved first and second);
+          a_first, winner,      winner: 0 first player, 1 second, NULL draw;
+          score_a, n_moves,     score_a: A's score 1 / 0.5 / 0;
+          sgf, seconds,         sgf: the game record where the game is Go-like, else NULL;
+          finished_at)          seconds: wall time of the game; finished_at: UTC time stamp
+
+Opening a file whose header differs from the one asked for raises ``ValueError`` naming the
+differing keys: results of different configurations are never mixed.  Rows are only inserted,
+never updated or deleted, so nothing already saved is lost.  The database runs in WAL mode with
+``synchronous=FULL``, so a committed game survives a killed process (and a power cut).  The client
+process is the one writer; a lock file ``<db>.lock`` (``flock``) keeps a second writer out while a
+run is in progress.  Readers (a notebook) may open the file at any time.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+__all__ = ["ResultStore", "GameRow", "RunInfo", "canonical_json", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY,
+    config TEXT NOT NULL UNIQUE,
+    tags TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    game_index INTEGER NOT NULL CHECK (game_index >= 0),
+    seed INTEGER NOT NULL,
+    first TEXT NOT NULL,
+    second TEXT NOT NULL,
+    a_first INTEGER NOT NULL CHECK (a_first IN (0, 1)),
+    winner INTEGER CHECK (winner IN (0, 1)),
+    score_a REAL NOT NULL CHECK (score_a IN (0, 0.5, 1)),
+    n_moves INTEGER NOT NULL,
+    sgf TEXT,
+    seconds REAL NOT NULL,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (run_id, game_index)
+);
+"""
+
+
+def canonical_json(obj) -> str:
+    """JSON with sorted keys and no spaces: equal configurations give equal strings."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One finished game as stored (see the module docstring for the columns)."""
+
+    game_index: int
+    seed: int
+    first: str
+    second: str
+    a_first: bool
+    winner: int | None
+    score_a: float
+    n_moves: int
+    sgf: str | None = None
+    seconds: float = 0.0
+
+    def outcome(self) -> tuple:
+        """The deterministic part of the row (everything but timing), for comparisons."""
+        return (self.game_index, self.seed, self.first, self.second, self.a_first, self.winner,
+                self.score_a, self.n_moves, self.sgf)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: int
+    config: dict
+    tags: dict
+
+
+def _diff(old: dict, new: dict) -> list[str]:
+    keys = sorted(set(old) | set(new))
+    return [f"{k}: {old.get(k, '<absent>')!r} in the file, {new.get(k, '<absent>')!r} asked"
+            for k in keys if old.get(k, "<absent>") != new.get(k, "<absent>")]
+
+
+class ResultStore:
+    """A results database (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The SQLite file; created (with its folder) when missing, if ``header`` is given.
+    header : dict or None
+        The study's configuration.  A new file records it; an existing file must hold an equal
+        one, else ``ValueError``.  ``None`` opens an existing file as it is (for reading).
+    lock : bool
+        Take the writer lock ``<path>.lock`` (``ValueError`` if another process holds it).
+    """
+
+    def __init__(self, path, header: dict | None = None, *, lock: bool = False):
+        self.path = Path(path)
+        self._lock_file = None
+        self._con = None
+        if header is None and not self.path.exists():
+            raise FileNotFoundError(f"no results database at {self.path}")
+        if header is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        if lock:
+            self._take_lock()
+        try:
+            self._con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            try:
+                self._con.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.DatabaseError as exc:
+                raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
+            self._con.execute("PRAGMA synchronous=FULL")
+            self._con.execute("PRAGMA foreign_keys=ON")
+            self.header = self._check_header(header)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- opening -------------------------------------------------------------------------------
+    def _take_lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock, one writer by convention
+            return
+        f = open(str(self.path) + ".lock", "a+")
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise ValueError(f"{self.path} is in use by another banditree process (lock file "
+                             f"{self.path}.lock); wait for it to finish or use another --db") from None
+        self._lock_file = f
+
+    def _check_header(self, header: dict | None) -> dict:
+        con = self._con
+        try:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
+        if "meta" not in tables:
+            if tables:
+                raise ValueError(f"{self.path} is an SQLite file but not a banditree results database")
+            if header is None:
+                raise ValueError(f"{self.path} is empty, not a banditree results database")
+            from testbeds import __version__
+
+            con.execute("BEGIN IMMEDIATE")
+            for stmt in _SCHEMA.strip().split(";"):
+                if stmt.strip():
+                    con.execute(stmt)
+            con.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [
+                ("schema_version", str(SCHEMA_VERSION)),
+                ("header", canonical_json(header)),
+                ("created_by", f"banditree {__version__}"),
+                ("created_at", _now()),
+            ])
+            con.execute("COMMIT")
+            return json.loads(canonical_json(header))
+        meta = dict(con.execute("SELECT key, value FROM meta"))
+        if int(meta.get("schema_version", -1)) != SCHEMA_VERSION:
+            raise ValueError(f"{self.path} has results schema version {meta.get('schema_version')}, "
+                             f"this banditree reads version {SCHEMA_VERSION}")
+        stored = json.loads(meta["header"])
+        if header is not None:
+            asked = json.loads(canonical_json(header))
+            if stored != asked:
+                raise ValueError(
+                    f"{self.path} was created with a different configuration and is not mixed with "
+                    f"this one ({'; '.join(_diff(stored, asked))}); use another --db")
+        return stored
+
+    # -- runs ----------------------------------------------------------------------------------
+    def run_id(self, config: dict, tags: dict | None = None) -> int:
+        """The id of the run with this configuration, created if new."""
+        text = canonical_json(config)
+        row = self._con.execute("SELECT run_id FROM runs WHERE config = ?", (text,)).fetchone()
+        if row is not None:
+            return int(row[0])
+        cur = self._con.execute("INSERT INTO runs(config, tags, created_at) VALUES (?, ?, ?)",
+                                (text, canonical_json(tags or {}), _now()))
+        return int(cur.lastrowid)
+
+    def runs(self) -> list[RunInfo]:
+        return [RunInfo(int(r[0]), json.loads(r[1]), json.loads(r[2]))
+                for r in self._con.execute("SELECT run_id, config, tags FROM runs ORDER BY run_id")]
+
+    # -- games ---------------------------------------------------------------------------------
+    def add_game(self, run_id: int, row: GameRow) -> None:
+        """Insert one finished game and commit it.  A game already stored raises ``ValueError``."""
+        try:
+            self._con.execute(
+                "INSERT INTO games(run_id, game_index, seed, first, second, a_first, winner, score_a,"
+                " n_moves, sgf, seconds, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, row.game_index, row.seed, row.first, row.second, int(row.a_first),
+                 row.winner, row.score_a, row.n_moves, row.sgf, row.seconds, _now()))
+        except sqlite3.IntegrityError as exc:
+            raise ValueError(f"game {row.game_index} of run {run_id} cannot be stored in {self.path}: "
+                             f"{exc}") from None
+
+    def games(self, run_id: int, limit: int | None = None) -> list[GameRow]:
+        """Stored games of a run in index order; ``limit``: only indices below it."""
+        sql = ("SELECT game_index, seed, first, second, a_first, winner, score_a, n_moves, sgf, seconds"
+               " FROM games WHERE run_id = ?")
+        args: tuple = (run_id,)
+        if limit is not None:
+            sql += " AND game_index < ?"
+            args += (int(limit),)
+        rows = self._con.execute(sql + " ORDER BY game_index", args).fetchall()
+        return [GameRow(int(r[0]), int(r[1]), r[2], r[3], bool(r[4]),
+                        None if r[5] is None else int(r[5]), float(r[6]), int(r[7]), r[8], float(r[9]))
+                for r in rows]
+
+    def finished_indices(self, run_id: int) -> set[int]:
+        return {int(r[0]) for r in self._con.execute(
+            "SELECT game_index FROM games WHERE run_id = ?", (run_id,))}
+
+    def counts(self, run_id: int, limit: int | None = None) -> tuple[int, int, int]:
+        """A's (wins, draws, losses) over the stored games (indices below ``limit`` if given)."""
+        w = d = l = 0
+        for g in self.games(run_id, limit):
+            if g.score_a == 1.0:
+                w += 1
+            elif g.score_a == 0.5:
+                d += 1
+            else:
+                l += 1
+        return w, d, l
+
+    # -- closing -------------------------------------------------------------------------------
+    def close(self) -> None:
+        con = self._con
+        if con is not None:
+            con.close()
+            self._con = None
+        if self._lock_file is not None:
+            self._lock_file.close()  # releases the flock
+            self._lock_file = None
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
