@@ -11,7 +11,7 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_valid, untried_arm
+from bandits._choice import argmax_random, gated
 from bandits.policy import Policy
 from bandits.rng import randint, uniform
 from bandits.stats import COUNT, MEAN
@@ -19,7 +19,7 @@ from bandits.stats import COUNT, MEAN
 KIND = 5
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """params = [epsilon, q0 (NaN: untried arms first)]."""
     eps, q0 = params[0], params[1]
@@ -33,13 +33,13 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
                 if j == 0:
                     return i
                 j -= 1
-    if math.isnan(q0):
-        arm = untried_arm(stats, valid, rng)
-        if arm >= 0:
-            return arm
+    untried_first = math.isnan(q0)
     for i in range(stats.shape[0]):
-        work[i] = stats[i, MEAN] if stats[i, COUNT] > 0.0 else q0
-    return argmax_valid(work, valid, rng)
+        if untried_first:
+            work[i] = gated(stats[i, MEAN], stats[i, COUNT], valid[i])
+        else:
+            work[i] = gated(stats[i, MEAN], 1.0, valid[i]) if stats[i, COUNT] > 0.0 else gated(q0, 1.0, valid[i])
+    return argmax_random(work, rng)
 
 
 class EpsilonGreedy(Policy):

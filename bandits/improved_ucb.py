@@ -65,7 +65,7 @@ def _start_episode(state, arm_state, valid, horizon):
     state[_EPISODES] += 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def init(params, state, arm_state, valid):
     """params = [horizon T (0 if episodic), episodic flag]."""
     state[_FALLBACK] = 0.0
@@ -91,7 +91,7 @@ def _eliminate(state, arm_state):
     state[_ACTIVE] = active
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """The arm the round schedule asks for at play t+1 (t plays done); deterministic."""
     if params[1] != 0.0 and t >= state[_T]:
@@ -121,7 +121,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
             state[_N] = round_size(state[_T], state[_DELTA])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def on_record(params, state, arm_state, arm, reward):
     arm_state[arm, _EP_COUNT] += 1.0
     arm_state[arm, _EP_SUM] += reward

@@ -15,7 +15,7 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_valid, untried_arm
+from bandits._choice import argmax_random, gated
 from bandits.policy import Policy
 from bandits.stats import COUNT, ISQRT, MEAN
 
@@ -62,22 +62,20 @@ def exploration_level(t, c):
     return lt
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """params = [family code (0 Bernoulli, 1 Gaussian), sigma, c]."""
-    arm = untried_arm(stats, valid, rng)
-    if arm >= 0:
-        return arm
     level = exploration_level(t, params[2])
     if params[0] == 1.0:
         k = params[1] * math.sqrt(2.0 * level)
         for i in range(stats.shape[0]):
-            work[i] = stats[i, MEAN] + k * stats[i, ISQRT]
+            work[i] = gated(stats[i, MEAN] + k * stats[i, ISQRT], stats[i, COUNT], valid[i])
     else:
         for i in range(stats.shape[0]):
-            if valid[i]:
-                work[i] = bernoulli_index(stats[i, MEAN], level / stats[i, COUNT])
-    return argmax_valid(work, valid, rng)
+            n = stats[i, COUNT]
+            index = bernoulli_index(stats[i, MEAN], level / n) if n > 0.0 and valid[i] else 0.0
+            work[i] = gated(index, n, valid[i])
+    return argmax_random(work, rng)
 
 
 class KLUCB(Policy):

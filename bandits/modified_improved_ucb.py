@@ -30,9 +30,9 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_valid, n_valid, untried_arm
+from bandits._choice import argmax_random, gated, n_valid
 from bandits.policy import Policy
-from bandits.stats import ISQRT, MEAN
+from bandits.stats import COUNT, ISQRT, MEAN
 
 KIND = 2
 
@@ -48,7 +48,7 @@ def _round_size(horizon, delta):
     return math.ceil(2.0 * math.log(horizon * delta * delta) / (delta * delta))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def init(params, state, arm_state, valid):
     """params = [r code (index in R_CHOICES), episodic flag, horizon T]."""
     horizon = 2.0 if params[1] != 0.0 else params[2]
@@ -85,13 +85,10 @@ def advance(params, state, valid, t):
         state[_HALVINGS] += 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """Arm with the highest U_i (module docstring) after advancing the schedule to t."""
     advance(params, state, valid, t)
-    arm = untried_arm(stats, valid, rng)
-    if arm >= 0:
-        return arm
     horizon, delta, n = state[_T], state[_DELTA], state[_N]
     big_l = math.log(horizon * delta * delta) / (2.0 * n)
     code = params[0]
@@ -114,8 +111,8 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
             scale = isq
         else:
             scale = math.sqrt(isq)
-        work[i] = stats[i, MEAN] + coef * scale
-    return argmax_valid(work, valid, rng)
+        work[i] = gated(stats[i, MEAN] + coef * scale, stats[i, COUNT], valid[i])
+    return argmax_random(work, rng)
 
 
 class ModifiedImprovedUCB(Policy):

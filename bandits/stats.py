@@ -34,7 +34,7 @@ def new_stats(*shape: int) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def record(stats, arm, reward):
     """Add one pull of ``arm`` with ``reward`` to ``stats`` (a (K, NSTAT) view), caches included."""
     n = stats[arm, COUNT] + 1.0

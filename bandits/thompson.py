@@ -15,7 +15,7 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_valid
+from bandits._choice import argmax_random, gated
 from bandits.policy import Policy
 from bandits.rng import beta, normal
 from bandits.stats import COUNT, SUM
@@ -24,13 +24,14 @@ KIND = 4
 PRIORS = ("beta", "gaussian")
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """params = [prior code (0 beta, 1 gaussian), sigma]."""
     gaussian = params[0] == 1.0
     sigma = params[1]
     for i in range(stats.shape[0]):
         if not valid[i]:
+            work[i] = gated(0.0, 1.0, False)
             continue
         n, s = stats[i, COUNT], stats[i, SUM]
         if gaussian:
@@ -38,7 +39,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
         else:
             s = min(max(s, 0.0), n)  # the Beta posterior needs 0 <= S_i <= t_i
             work[i] = beta(rng, 1.0 + s, 1.0 + n - s)
-    return argmax_valid(work, valid, rng)
+    return argmax_random(work, rng)
 
 
 class ThompsonSampling(Policy):

@@ -11,23 +11,20 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_valid, untried_arm
+from bandits._choice import argmax_random, gated
 from bandits.policy import Policy
-from bandits.stats import ISQRT, MEAN
+from bandits.stats import COUNT, ISQRT, MEAN
 
 KIND = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath={"nnan", "nsz"}, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """Arm maximising w_i + c sqrt(ln t / t_i); params = [c]."""
-    arm = untried_arm(stats, valid, rng)
-    if arm >= 0:
-        return arm
     k = params[0] * math.sqrt(math.log(max(t, 1)))
     for i in range(stats.shape[0]):
-        work[i] = stats[i, MEAN] + k * stats[i, ISQRT]
-    return argmax_valid(work, valid, rng)
+        work[i] = gated(stats[i, MEAN] + k * stats[i, ISQRT], stats[i, COUNT], valid[i])
+    return argmax_random(work, rng)
 
 
 class UCB1(Policy):
