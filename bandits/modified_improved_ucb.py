@@ -103,15 +103,16 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     else:
         rho, p = n, 1.0
     coef = math.sqrt(big_l * rho)
-    for i in range(stats.shape[0]):
-        isq = stats[i, ISQRT]
-        if p == 0.0:
-            scale = 1.0
-        elif p == 1.0:
-            scale = isq
-        else:
-            scale = math.sqrt(isq)
-        work[i] = gated(stats[i, MEAN] + coef * scale, stats[i, COUNT], valid[i])
+    # bonus_i = coef * t_i^(-p/2) = coef * ISQRT_i^p, one loop per p so that each vectorises
+    if p == 0.0:
+        for i in range(stats.shape[0]):
+            work[i] = gated(stats[i, MEAN] + coef, stats[i, COUNT], valid[i])
+    elif p == 1.0:
+        for i in range(stats.shape[0]):
+            work[i] = gated(stats[i, MEAN] + coef * stats[i, ISQRT], stats[i, COUNT], valid[i])
+    else:
+        for i in range(stats.shape[0]):
+            work[i] = gated(stats[i, MEAN] + coef * math.sqrt(stats[i, ISQRT]), stats[i, COUNT], valid[i])
     return argmax_random(work, rng)
 
 
