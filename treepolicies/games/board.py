@@ -1,0 +1,469 @@
+"""Compiled Go-board machinery shared by Go and NoGo: chains with incremental pseudo-liberties.
+
+A position is one flat ``int64`` array (the *state*), so copying it is one ``memcpy`` and every
+kernel is a numba function of the array alone.  Points live on a padded board of
+``W = size + 2`` columns and rows; the padding ring holds ``BORDER``, so the four neighbours
+``p - 1, p + 1, p - W, p + W`` and the four diagonals of an on-board point are always inside the
+array.  A *move code* is ``row * size + col`` (row 0 at the top, as the ASCII diagrams are
+written); the padded point of a code is ``(row + 1) * W + col + 1``.
+
+Layout (``P = W * W``; header slots ``H_*`` first, then nine arrays of length ``P``)::
+
+    state[0:HDR]          header: size, to_move (0 Black, 1 White), ko point (-1 none),
+                          consecutive passes, moves played, Zobrist hash, number of empty points,
+                          2 * komi, move cap, W, P
+    board   = [HDR + 0P]  EMPTY / BLACK / WHITE / BORDER per point
+    chain   = [HDR + 1P]  chain id of a stone (the id is one stone of the chain, fixed until merged)
+    nxt     = [HDR + 2P]  next stone of the same chain (a circular list through all its stones)
+    nstones = [HDR + 3P]  stones in the chain, indexed by chain id
+    libc    = [HDR + 4P]  pseudo-liberties, indexed by chain id
+    libs    = [HDR + 5P]  sum of the pseudo-liberty points
+    libq    = [HDR + 6P]  sum of their squares
+    empties = [HDR + 7P]  the empty points, first ``state[H_NEMPTY]`` entries, in any order
+    eidx    = [HDR + 8P]  position of an empty point inside ``empties``
+
+Pseudo-liberties (as in libego and GNU Go's Monte Carlo board): a chain's pseudo-liberty count is
+the number of (stone, empty neighbour) pairs, so an empty point touching the chain twice counts
+twice.  It is zero exactly when the chain has no liberty, and, with the sums above, the chain is
+in atari (exactly one distinct liberty) iff ``libc * libq == libs ** 2`` (Cauchy-Schwarz: equality
+iff all pseudo-liberties are the same point).  Placing a stone and merging chains are then O(1)
+per neighbour plus the relabelling of the smaller chain; nothing is allocated.
+
+The Zobrist hash is the XOR of ``ZOBRIST[colour * ZSTRIDE + point]`` over the stones (position
+only, not the side to move: positional superko compares board positions).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from bandits.rng import randint
+
+__all__ = [
+    "EMPTY", "BLACK", "WHITE", "BORDER", "MIN_SIZE", "MAX_SIZE", "HDR",
+    "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
+    "H_STRIDE", "H_NPTS", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
+    "go_legal_point", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
+    "position_hash", "ZOBRIST", "ZSTRIDE",
+]
+
+EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+MIN_SIZE, MAX_SIZE = 5, 19
+
+H_SIZE, H_TOMOVE, H_KO, H_PASSES, H_MOVES, H_HASH, H_NEMPTY, H_KOMI2, H_CAP, H_STRIDE, H_NPTS = range(11)
+HDR = 16
+
+ZSTRIDE = (MAX_SIZE + 2) ** 2
+
+
+def _zobrist_table() -> np.ndarray:
+    """3 * ZSTRIDE pseudo-random 64-bit keys (SplitMix64 of the index; fixed, no global RNG)."""
+    z = np.arange(1, 3 * ZSTRIDE + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z.view(np.int64)
+
+
+ZOBRIST = _zobrist_table()
+
+
+def check_size(size) -> int:
+    """``size`` as an int in MIN_SIZE..MAX_SIZE, else ValueError naming it."""
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)) or not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"size must be an integer in {MIN_SIZE}..{MAX_SIZE}, got {size!r}")
+    return int(size)
+
+
+def new_state(size: int, komi2: int = 0, cap: int = 0) -> np.ndarray:
+    """The empty board of ``size`` (checked), Black to move; ``komi2`` = 2 * komi, ``cap`` = move cap."""
+    size = check_size(size)
+    w = size + 2
+    npts = w * w
+    state = np.zeros(HDR + 9 * npts, dtype=np.int64)
+    state[H_SIZE], state[H_KO], state[H_KOMI2], state[H_CAP] = size, -1, komi2, cap
+    state[H_STRIDE], state[H_NPTS] = w, npts
+    board = state[HDR:HDR + npts]
+    board[:] = BORDER
+    empties = state[HDR + 7 * npts:HDR + 8 * npts]
+    eidx = state[HDR + 8 * npts:HDR + 9 * npts]
+    k = 0
+    for r in range(size):
+        for c in range(size):
+            p = (r + 1) * w + c + 1
+            board[p] = EMPTY
+            empties[k] = p
+            eidx[p] = k
+            k += 1
+    state[H_NEMPTY] = k
+    return state
+
+
+@nb.njit(cache=True)
+def point_of(state, move):
+    """Padded point of move code ``move`` (0 <= move < size * size)."""
+    n = state[H_SIZE]
+    return (move // n + 1) * state[H_STRIDE] + move % n + 1
+
+
+@nb.njit(cache=True)
+def code_of(state, p):
+    """Move code of padded point ``p``."""
+    w = state[H_STRIDE]
+    return (p // w - 1) * state[H_SIZE] + p % w - 1
+
+
+@nb.njit(cache=True)
+def _nbr(p, w, k):
+    if k == 0:
+        return p - 1
+    if k == 1:
+        return p + 1
+    if k == 2:
+        return p - w
+    return p + w
+
+
+@nb.njit(cache=True)
+def in_atari(state, g):
+    """True iff chain ``g`` has exactly one distinct liberty (libc * libq == libs**2, libc > 0)."""
+    npts = state[H_NPTS]
+    lc = state[HDR + 4 * npts + g]
+    ls = state[HDR + 5 * npts + g]
+    return lc > 0 and lc * state[HDR + 6 * npts + g] == ls * ls
+
+
+@nb.njit(cache=True)
+def _merge(state, a, b):
+    """Merge chains a and b (distinct ids); the larger keeps its id, which is returned."""
+    npts = state[H_NPTS]
+    ch = HDR + npts
+    nx = ch + npts
+    ns = nx + npts
+    if state[ns + a] < state[ns + b]:
+        a, b = b, a
+    s = b
+    while True:
+        state[ch + s] = a
+        s = state[nx + s]
+        if s == b:
+            break
+    t = state[nx + a]
+    state[nx + a] = state[nx + b]
+    state[nx + b] = t
+    for k in range(4):  # nstones, libc, libs, libq
+        off = ns + k * npts
+        state[off + a] += state[off + b]
+    return a
+
+
+@nb.njit(cache=True)
+def _remove_chain(state, g, capturer):
+    """Take chain g off the board: its points become empty liberties of the capturer's chains."""
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    nx = ch + npts
+    lc = nx + 2 * npts
+    em = lc + 3 * npts
+    ei = em + npts
+    zo = (3 - capturer) * ZSTRIDE
+    h = state[H_HASH]
+    ne = state[H_NEMPTY]
+    s = g
+    while True:
+        state[HDR + s] = EMPTY
+        state[em + ne] = s
+        state[ei + s] = ne
+        ne += 1
+        h ^= ZOBRIST[zo + s]
+        for k in range(4):
+            q = _nbr(s, w, k)
+            if state[HDR + q] == capturer:
+                c = state[ch + q]
+                state[lc + c] += 1
+                state[lc + npts + c] += s
+                state[lc + 2 * npts + c] += s * s
+        s = state[nx + s]
+        if s == g:
+            break
+    state[H_NEMPTY] = ne
+    state[H_HASH] = h
+
+
+@nb.njit(cache=True)
+def place(state, p, colour):
+    """Put a stone of ``colour`` on the empty padded point ``p``: merge, capture, update ko and hash.
+
+    The move must not be suicide (callers check legality first).  Returns the number of stones
+    captured.  The side to move, move and pass counters are the caller's business.
+    """
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    nx = ch + npts
+    ns = nx + npts
+    lc = ns + npts
+    ls = lc + npts
+    lq = ls + npts
+    em = lq + npts
+    ei = em + npts
+    # take p out of the empty list (the last entry moves into its slot)
+    i = state[ei + p]
+    last = state[H_NEMPTY] - 1
+    q = state[em + last]
+    state[em + i] = q
+    state[ei + q] = i
+    state[H_NEMPTY] = last
+    state[HDR + p] = colour
+    state[H_HASH] ^= ZOBRIST[colour * ZSTRIDE + p]
+    state[ch + p] = p
+    state[nx + p] = p
+    state[ns + p] = 1
+    c0 = 0
+    s0 = 0
+    q0 = 0
+    for k in range(4):
+        q = _nbr(p, w, k)
+        v = state[HDR + q]
+        if v == EMPTY:
+            c0 += 1
+            s0 += q
+            q0 += q * q
+        elif v != BORDER:
+            g = state[ch + q]
+            state[lc + g] -= 1
+            state[ls + g] -= p
+            state[lq + g] -= p * p
+    state[lc + p] = c0
+    state[ls + p] = s0
+    state[lq + p] = q0
+    for k in range(4):
+        q = _nbr(p, w, k)
+        if state[HDR + q] == colour:
+            g = state[ch + q]
+            mine = state[ch + p]
+            if g != mine:
+                _merge(state, mine, g)
+    other = 3 - colour
+    captured = 0
+    ko = -1
+    for k in range(4):
+        q = _nbr(p, w, k)
+        if state[HDR + q] == other:
+            g = state[ch + q]
+            if state[lc + g] == 0:
+                captured += state[ns + g]
+                ko = q
+                _remove_chain(state, g, colour)
+    mine = state[ch + p]
+    if captured == 1 and state[ns + mine] == 1 and state[lc + mine] == 1:
+        state[H_KO] = ko
+    else:
+        state[H_KO] = -1
+    return captured
+
+
+@nb.njit(cache=True)
+def go_legal_point(state, p, colour):
+    """Go legality of a stone of ``colour`` on padded point ``p``: empty, not the ko point, not suicide.
+
+    Not suicide iff an empty neighbour, or an own neighbouring chain with another liberty, or an
+    enemy neighbouring chain in atari (its last liberty is p: the move captures it).
+    """
+    if state[HDR + p] != EMPTY or p == state[H_KO]:
+        return False
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    for k in range(4):
+        q = _nbr(p, w, k)
+        v = state[HDR + q]
+        if v == EMPTY:
+            return True
+        if v == colour:
+            if not in_atari(state, state[ch + q]):
+                return True
+        elif v != BORDER:
+            if in_atari(state, state[ch + q]):
+                return True
+    return False
+
+
+@nb.njit(cache=True)
+def nogo_legal_point(state, p, colour):
+    """NoGo legality: p empty, no enemy neighbour chain in atari (no capture), and not suicide."""
+    if state[HDR + p] != EMPTY:
+        return False
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    breathes = False
+    for k in range(4):
+        q = _nbr(p, w, k)
+        v = state[HDR + q]
+        if v == EMPTY:
+            breathes = True
+        elif v == colour:
+            if not breathes and not in_atari(state, state[ch + q]):
+                breathes = True
+        elif v != BORDER:
+            if in_atari(state, state[ch + q]):
+                return False
+    return breathes
+
+
+@nb.njit(cache=True)
+def own_eye(state, p, colour):
+    """True iff empty p is a single-point eye of ``colour`` (the usual light-playout test).
+
+    All four neighbours are ``colour`` or off the board, and the diagonals hold fewer than two
+    enemy stones in the middle of the board, none on the edge or in the corner (otherwise the eye
+    may be false and filling it can be needed).
+    """
+    w = state[H_STRIDE]
+    for k in range(4):
+        v = state[HDR + _nbr(p, w, k)]
+        if v != colour and v != BORDER:
+            return False
+    other = 3 - colour
+    bad = 0
+    edge = 0
+    for d in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
+        v = state[HDR + d]
+        if v == other:
+            bad += 1
+        elif v == BORDER:
+            edge = 1
+    return bad + edge < 2
+
+
+@nb.njit(cache=True)
+def random_point(state, rng, colour, nogo):
+    """A uniformly random point among the empty ones that are legal for ``colour`` (Go: not an own
+    eye either), or -1 if there is none.  Rejection by swapping the refused point to the end of the
+    still-candidate part of the empty list (libego); nothing allocated.  ``rng``: uint64[4] stream.
+    """
+    npts = state[H_NPTS]
+    em = HDR + 7 * npts
+    ei = em + npts
+    k = state[H_NEMPTY]
+    while k > 0:
+        i = randint(rng, k)
+        p = state[em + i]
+        if nogo:
+            ok = nogo_legal_point(state, p, colour)
+        else:
+            ok = go_legal_point(state, p, colour) and not own_eye(state, p, colour)
+        if ok:
+            return p
+        k -= 1
+        q = state[em + k]
+        state[em + i] = q
+        state[ei + q] = i
+        state[em + k] = p
+        state[ei + p] = k
+    return -1
+
+
+@nb.njit(cache=True)
+def area_score(state):
+    """Tromp-Taylor area of Black minus area of White (komi not included).
+
+    Area = stones plus empty points whose empty region reaches stones of that colour only.  Fast
+    path when no two empty points touch (every random playout ends so): a point counts for the
+    colour of its neighbours when they are all one colour.  Otherwise a flood fill per region.
+    """
+    n = state[H_SIZE]
+    w = state[H_STRIDE]
+    npts = state[H_NPTS]
+    score = 0
+    simple = True
+    for r in range(n):
+        for c in range(n):
+            p = (r + 1) * w + c + 1
+            v = state[HDR + p]
+            if v == BLACK:
+                score += 1
+            elif v == WHITE:
+                score -= 1
+            else:
+                seen = 0
+                for k in range(4):
+                    u = state[HDR + _nbr(p, w, k)]
+                    if u == EMPTY:
+                        simple = False
+                    elif u != BORDER:
+                        seen |= u
+                if seen == BLACK:
+                    score += 1
+                elif seen == WHITE:
+                    score -= 1
+    if simple:
+        return score
+    # general case: flood fill the empty regions
+    score = 0
+    mark = np.zeros(npts, dtype=np.bool_)
+    stack = np.empty(npts, dtype=np.int64)
+    for r in range(n):
+        for c in range(n):
+            p = (r + 1) * w + c + 1
+            v = state[HDR + p]
+            if v == BLACK:
+                score += 1
+            elif v == WHITE:
+                score -= 1
+            elif not mark[p]:
+                mark[p] = True
+                stack[0] = p
+                top = 1
+                size = 0
+                seen = 0
+                while top > 0:
+                    top -= 1
+                    s = stack[top]
+                    size += 1
+                    for k in range(4):
+                        q = _nbr(s, w, k)
+                        u = state[HDR + q]
+                        if u == EMPTY:
+                            if not mark[q]:
+                                mark[q] = True
+                                stack[top] = q
+                                top += 1
+                        elif u != BORDER:
+                            seen |= u
+                if seen == BLACK:
+                    score += size
+                elif seen == WHITE:
+                    score -= size
+    return score
+
+
+@nb.njit(cache=True)
+def chain_liberties(state, p):
+    """Number of distinct liberties of the chain through stone p (walks the chain; allocates)."""
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    nx = HDR + 2 * npts
+    mark = np.zeros(npts, dtype=np.bool_)
+    count = 0
+    s = p
+    while True:
+        for k in range(4):
+            q = _nbr(s, w, k)
+            if state[HDR + q] == EMPTY and not mark[q]:
+                mark[q] = True
+                count += 1
+        s = state[nx + s]
+        if s == p:
+            break
+    return count
+
+
+def position_hash(board_colours: np.ndarray) -> int:
+    """Zobrist hash (as the int64 the state stores) of a padded board array, from scratch."""
+    h = np.int64(0)
+    for p in np.flatnonzero((board_colours == BLACK) | (board_colours == WHITE)):
+        h ^= ZOBRIST[int(board_colours[p]) * ZSTRIDE + p]
+    return int(h)

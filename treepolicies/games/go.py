@@ -1,0 +1,386 @@
+"""Go on a size x size board (5..19) as a compiled array game: area scoring, komi, superko.
+
+Rules (see docs/go-nogo.md):
+
+* Tromp-Taylor area scoring: a colour's area is its stones plus the empty points whose empty
+  region touches that colour only; Black wins iff ``area(B) - area(W) - komi > 0`` (draw at 0,
+  possible only with an integer komi).  Komi 7.5 by default.
+* Suicide is illegal.  Simple ko (a single-stone capture may not be retaken at once) holds in the
+  compiled kernels, thus in random playouts and inside the search tree.  Positional superko (no
+  move may recreate an earlier board position) holds for moves actually played: the Python object
+  keeps the set of position hashes of its game, refuses a repeating move in :meth:`Go.play` and
+  leaves such moves out of :meth:`Go.legal_moves` (the search's root candidates).
+* Two passes in a row end the game; so does the move cap ``3 * size * size`` (passes included),
+  after which the position is scored as it stands (``Go.capped`` says it happened).
+* The moves the search and the random playouts consider (``kernels.legal``, ``legal_moves``) are
+  the legal moves that do not fill the mover's own single-point eye (:func:`board.own_eye`); pass
+  only when there is none.  Playouts pick uniformly among them.  Any legal move (eye filling,
+  pass) is accepted by :meth:`Go.play`.
+
+Move codes: ``row * size + col`` (row 0 at the top), ``size * size`` = pass.
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from treepolicies.games import board as bd
+from treepolicies.games.board import (
+    BLACK, EMPTY, H_CAP, H_HASH, H_KO, H_MOVES, H_PASSES, H_SIZE, H_STRIDE, H_TOMOVE, HDR, WHITE,
+)
+try:  # the tree layer's protocol (docs/contracts.md section 2)
+    from treepolicies.games import GameKernels
+except ImportError:  # pragma: no cover (tree layer not in this checkout yet)
+    from collections import namedtuple
+
+    GameKernels = namedtuple("GameKernels", "legal play to_move terminal result playout")
+
+__all__ = ["Go", "GO_KERNELS", "BoardGame", "COLUMNS"]
+
+#: GTP column letters (no I).
+COLUMNS = "ABCDEFGHJKLMNOPQRST"
+
+
+@nb.njit(cache=True)
+def go_to_move(state):
+    return state[H_TOMOVE]
+
+
+@nb.njit(cache=True)
+def go_terminal(state):
+    return state[H_PASSES] >= 2 or state[H_MOVES] >= state[H_CAP]
+
+
+@nb.njit(cache=True)
+def go_legal(state, out):
+    """Write the search's moves to out: legal non-own-eye points in code order, else pass."""
+    if go_terminal(state):
+        return 0
+    n = state[H_SIZE]
+    w = state[H_STRIDE]
+    colour = state[H_TOMOVE] + 1
+    k = 0
+    for r in range(n):
+        for c in range(n):
+            p = (r + 1) * w + c + 1
+            if state[HDR + p] == EMPTY and bd.go_legal_point(state, p, colour) and not bd.own_eye(state, p, colour):
+                out[k] = r * n + c
+                k += 1
+    if k == 0:
+        out[0] = n * n
+        k = 1
+    return k
+
+
+@nb.njit(cache=True)
+def go_play(state, move):
+    """Apply a legal move code (``size * size`` = pass) in place."""
+    n = state[H_SIZE]
+    if move == n * n:
+        state[H_PASSES] += 1
+        state[H_KO] = -1
+    else:
+        bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
+        state[H_PASSES] = 0
+    state[H_TOMOVE] = 1 - state[H_TOMOVE]
+    state[H_MOVES] += 1
+
+
+@nb.njit(cache=True)
+def go_is_legal(state, move):
+    """Full rules except superko: pass always (while not terminal), a point if empty, not ko, not suicide."""
+    n = state[H_SIZE]
+    if go_terminal(state) or move < 0 or move > n * n:
+        return False
+    if move == n * n:
+        return True
+    return bd.go_legal_point(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
+
+
+@nb.njit(cache=True)
+def go_result(state, player):
+    """1 / 0.5 / 0 for ``player`` by area score with komi: sign of 2 * area(B - W) - 2 * komi."""
+    s2 = 2 * bd.area_score(state) - state[bd.H_KOMI2]
+    if s2 == 0:
+        return 0.5
+    black_wins = s2 > 0
+    return 1.0 if black_wins == (player == 0) else 0.0
+
+
+@nb.njit(cache=True)
+def go_playout(state, rng):
+    """Uniformly random non-own-eye legal moves (pass when none) until two passes or the cap."""
+    while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP]:
+        colour = state[H_TOMOVE] + 1
+        p = bd.random_point(state, rng, colour, False)
+        if p < 0:
+            state[H_PASSES] += 1
+            state[H_KO] = -1
+        else:
+            bd.place(state, p, colour)
+            state[H_PASSES] = 0
+        state[H_TOMOVE] = 1 - state[H_TOMOVE]
+        state[H_MOVES] += 1
+
+
+GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
+
+
+class BoardGame:
+    """Python side shared by Go and NoGo: the seeds' interface over the compiled kernels.
+
+    Subclasses set ``kernels``, ``is_legal_kernel``, ``name`` and ``allows_pass``.
+    """
+
+    name = "board"
+    allows_pass = False
+    kernels: GameKernels
+    is_legal_kernel = None
+
+    def _init_common(self, size: int, komi2: int, cap: int) -> None:
+        self.size = bd.check_size(size)
+        self.state = bd.new_state(self.size, komi2, cap)
+        self.max_moves = self.size * self.size + (1 if self.allows_pass else 0)
+        self.moves: list[int] = []
+        self._buf = np.empty(self.max_moves, dtype=np.int64)
+
+    # -- copies ---------------------------------------------------------------------------------
+    def copy(self):
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.state = self.state.copy()
+        other.moves = list(self.moves)
+        other._buf = np.empty(self.max_moves, dtype=np.int64)
+        return other
+
+    # -- the seeds' interface -------------------------------------------------------------------
+    @property
+    def to_move(self) -> int:
+        return int(self.state[H_TOMOVE])
+
+    def terminal(self) -> bool:
+        return bool(self.kernels.terminal(self.state))
+
+    def reward(self, player: int) -> float:
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        if not self.terminal():
+            raise ValueError("reward is defined only at the end of the game")
+        return float(self.kernels.result(self.state, player))
+
+    def winner(self):
+        """0 (Black), 1 (White) or None (draw or unfinished)."""
+        if not self.terminal():
+            return None
+        r = self.reward(0)
+        return None if r == 0.5 else (0 if r == 1.0 else 1)
+
+    def legal_moves(self) -> list[int]:
+        n = self.kernels.legal(self.state, self._buf)
+        return [int(m) for m in self._buf[:n]]
+
+    def is_legal(self, move) -> bool:
+        """Legal under the full rules (Go: including eye filling, pass and positional superko)."""
+        if isinstance(move, (bool, np.bool_)) or not isinstance(move, (int, np.integer)):
+            return False
+        return bool(self.is_legal_kernel(self.state, int(move)))
+
+    def play(self, move) -> None:
+        """Play ``move`` (a move code); ValueError naming it if it is not legal here."""
+        if not self.is_legal(move):
+            raise ValueError(f"move {move!r} ({self._describe(move)}) is not legal here")
+        self.kernels.play(self.state, int(move))
+        self.moves.append(int(move))
+
+    def _describe(self, move) -> str:
+        try:
+            return self.move_to_str(move)
+        except ValueError:
+            return "not a move code"
+
+    # -- coordinates ----------------------------------------------------------------------------
+    @property
+    def PASS(self) -> int:
+        return self.size * self.size
+
+    def move_to_str(self, move) -> str:
+        """GTP vertex of a move code: column letter (A..T without I), row number from the bottom."""
+        n = self.size
+        if isinstance(move, (bool, np.bool_)) or not isinstance(move, (int, np.integer)) or not 0 <= move <= n * n:
+            raise ValueError(f"move must be a move code in 0..{n * n}, got {move!r}")
+        if move == n * n:
+            return "pass"
+        r, c = divmod(int(move), n)
+        return f"{COLUMNS[c]}{n - r}"
+
+    def str_to_move(self, text: str) -> int:
+        """Move code of a GTP vertex such as ``D4`` or ``pass`` (case-insensitive)."""
+        t = str(text).strip().upper()
+        n = self.size
+        if t == "PASS":
+            if not self.allows_pass:
+                raise ValueError(f"{self.name} has no pass move")
+            return n * n
+        if len(t) < 2 or t[0] not in COLUMNS[:n] or not t[1:].isdigit():
+            raise ValueError(f"vertex must be a column A..{COLUMNS[n - 1]} (no I) and a row 1..{n}, got {text!r}")
+        row = int(t[1:])
+        if not 1 <= row <= n:
+            raise ValueError(f"vertex row must be in 1..{n}, got {text!r}")
+        return (n - row) * n + COLUMNS.index(t[0])
+
+    # -- inspection -----------------------------------------------------------------------------
+    def board(self) -> np.ndarray:
+        """(size, size) int array: 0 empty, 1 Black, 2 White; row 0 at the top."""
+        n, w = self.size, self.size + 2
+        padded = self.state[HDR:HDR + w * w].reshape(w, w)
+        return padded[1:n + 1, 1:n + 1].copy()
+
+    def diagram(self) -> str:
+        """ASCII diagram: X Black, O White, . empty; rows top to bottom, as tests write them."""
+        chars = ".XO"
+        return "\n".join(" ".join(chars[v] for v in row) for row in self.board())
+
+    def __str__(self) -> str:
+        return self.diagram()
+
+    @property
+    def position_hash(self) -> int:
+        return int(self.state[H_HASH])
+
+    def set_to_move(self, player: int) -> None:
+        """Give the turn to ``player`` (0 Black, 1 White) out of order (GTP allows it); clears ko."""
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        if player != self.to_move:
+            self.state[H_TOMOVE] = player
+            self.state[H_KO] = -1
+
+    def _setup(self, stones) -> None:
+        """Place (colour, code) stones on an empty board; every group must keep a liberty."""
+        for colour, code in stones:
+            p = int(bd.point_of(self.state, code))
+            if self.state[HDR + p] != EMPTY:
+                raise ValueError(f"setup stone on an occupied point {self.move_to_str(code)}")
+            bd.place(self.state, p, colour)
+        self.state[H_KO] = -1
+        wanted = {code: colour for colour, code in stones}
+        flat = self.board().ravel()
+        for code, colour in wanted.items():
+            if flat[code] != colour:
+                raise ValueError("the position has a group without liberties")
+        npts = int(self.state[bd.H_NPTS])
+        for code in wanted:
+            g = self.state[HDR + npts + int(bd.point_of(self.state, code))]
+            if self.state[HDR + 4 * npts + g] == 0:
+                raise ValueError("the position has a group without liberties")
+
+    @classmethod
+    def from_diagram(cls, text: str, to_move: int = 0, **options):
+        """A position from an ASCII diagram (``X`` Black, ``O`` White, ``.`` or ``+`` empty; spaces
+        ignored; one row per line, top first; the row count sets the size)."""
+        rows = [line.replace(" ", "") for line in text.strip().splitlines() if line.strip()]
+        n = len(rows)
+        if any(len(r) != n for r in rows):
+            raise ValueError(f"diagram must be square, got rows of lengths {[len(r) for r in rows]}")
+        game = cls(size=n, **options)
+        stones = []
+        for r, line in enumerate(rows):
+            for c, ch in enumerate(line):
+                if ch in "Xx":
+                    stones.append((BLACK, r * n + c))
+                elif ch in "Oo":
+                    stones.append((WHITE, r * n + c))
+                elif ch not in ".+":
+                    raise ValueError(f"diagram character must be X, O, . or +, got {ch!r}")
+        game._setup(stones)
+        game.set_to_move(to_move)
+        game._reset_history()
+        return game
+
+    def _reset_history(self) -> None:
+        """Hook: the current position becomes the start of the game record."""
+        self.moves = []
+
+
+class Go(BoardGame):
+    """Go with area scoring, komi and positional superko; a compiled array game (kernels ``GO_KERNELS``).
+
+    size: 5..19; komi: a multiple of 0.5 (default 7.5); move_cap: default 3 * size * size.
+    """
+
+    name = "go"
+    allows_pass = True
+    kernels = GO_KERNELS
+    is_legal_kernel = staticmethod(go_is_legal)
+
+    def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):
+        size = bd.check_size(size)
+        if isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(komi) or float(komi) * 2 != round(float(komi) * 2) or abs(komi) > size * size:
+            raise ValueError(f"komi must be a multiple of 0.5 with |komi| <= {size * size}, got {komi!r}")
+        if move_cap is None:
+            move_cap = 3 * size * size
+        if isinstance(move_cap, bool) or not isinstance(move_cap, (int, np.integer)) or move_cap < 1:
+            raise ValueError(f"move_cap must be a positive integer, got {move_cap!r}")
+        self.komi = float(komi)
+        self._init_common(size, int(round(2 * komi)), int(move_cap))
+        self._seen = {self.position_hash}
+
+    def copy(self):
+        other = super().copy()
+        other._seen = set(self._seen)
+        return other
+
+    def _reset_history(self) -> None:
+        super()._reset_history()
+        self._seen = {self.position_hash}
+
+    @property
+    def move_cap(self) -> int:
+        return int(self.state[H_CAP])
+
+    @property
+    def capped(self) -> bool:
+        """True iff the game ended by the move cap rather than by two passes."""
+        return bool(self.state[H_MOVES] >= self.state[H_CAP] and self.state[H_PASSES] < 2)
+
+    def _repeats(self, move: int) -> bool:
+        """True iff playing ``move`` (legal under simple ko) recreates a position of this game."""
+        if move == self.PASS:
+            return False
+        trial = self.state.copy()
+        go_play(trial, move)
+        return int(trial[H_HASH]) in self._seen
+
+    def is_legal(self, move) -> bool:
+        return super().is_legal(move) and not self._repeats(int(move))
+
+    def legal_moves(self) -> list[int]:
+        """The search's moves (non-own-eye legal points, else pass) without superko violations."""
+        moves = [m for m in super().legal_moves() if not self._repeats(m)]
+        if not moves and not self.terminal():
+            moves = [self.PASS]
+        return moves
+
+    def all_legal_moves(self) -> list[int]:
+        """Every move legal under the full rules, pass included (while the game is not over)."""
+        if self.terminal():
+            return []
+        return [m for m in range(self.PASS + 1) if self.is_legal(m)]
+
+    def play(self, move) -> None:
+        super().play(move)
+        self._seen.add(self.position_hash)
+
+    def score(self) -> float:
+        """Area of Black minus area of White minus komi (Tromp-Taylor, all stones counted alive)."""
+        return float(bd.area_score(self.state)) - self.komi
+
+    def result_string(self) -> str:
+        """SGF/GTP result of the current position's area score: ``B+3.5``, ``W+0.5`` or ``0``."""
+        s = self.score()
+        if s == 0:
+            return "0"
+        return f"{'B' if s > 0 else 'W'}+{abs(s):g}"

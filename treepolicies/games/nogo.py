@@ -1,0 +1,119 @@
+"""NoGo on a size x size board (5..19) as a compiled array game.
+
+Rules (shared/spec/modified-improved-ucb.md section 6, the 2011 computer tournaments): empty board,
+Black first, players alternate, no passing.  After every move every block of both colours must
+have a liberty, so a move that captures is illegal and so is suicide (no exception for a move that
+would capture).  The player to move with no legal move loses; no komi, no score, no draw.
+
+Because nothing is ever captured the game lasts at most size * size moves, and the state machinery
+of :mod:`treepolicies.games.board` only ever adds stones.  Random playouts pick uniformly among the
+legal moves (no eye heuristic: filling one's own eye is a legal and sometimes necessary NoGo move).
+
+Move codes: ``row * size + col`` (row 0 at the top); there is no pass.
+"""
+from __future__ import annotations
+
+import numba as nb
+
+from treepolicies.games import board as bd
+from treepolicies.games.board import EMPTY, H_MOVES, H_NEMPTY, H_NPTS, H_SIZE, H_STRIDE, H_TOMOVE, HDR
+from treepolicies.games.go import BoardGame, GameKernels
+
+__all__ = ["NoGo", "NOGO_KERNELS"]
+
+
+@nb.njit(cache=True)
+def nogo_to_move(state):
+    return state[H_TOMOVE]
+
+
+@nb.njit(cache=True)
+def nogo_terminal(state):
+    """True iff the player to move has no legal move (scans the empty points, stops at the first)."""
+    npts = state[H_NPTS]
+    em = HDR + 7 * npts
+    colour = state[H_TOMOVE] + 1
+    for i in range(state[H_NEMPTY]):
+        if bd.nogo_legal_point(state, state[em + i], colour):
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def nogo_legal(state, out):
+    """Write the legal move codes (code order) to out; 0 iff the player to move has lost."""
+    n = state[H_SIZE]
+    w = state[H_STRIDE]
+    colour = state[H_TOMOVE] + 1
+    k = 0
+    for r in range(n):
+        for c in range(n):
+            p = (r + 1) * w + c + 1
+            if state[HDR + p] == EMPTY and bd.nogo_legal_point(state, p, colour):
+                out[k] = r * n + c
+                k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def nogo_is_legal(state, move):
+    n = state[H_SIZE]
+    if move < 0 or move >= n * n:
+        return False
+    return bd.nogo_legal_point(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
+
+
+@nb.njit(cache=True)
+def nogo_play(state, move):
+    """Apply a legal move code in place (a legal NoGo move never captures)."""
+    bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
+    state[H_TOMOVE] = 1 - state[H_TOMOVE]
+    state[H_MOVES] += 1
+
+
+@nb.njit(cache=True)
+def nogo_result(state, player):
+    """At a terminal state the player to move has lost: 0 for them, 1 for the other."""
+    return 0.0 if player == state[H_TOMOVE] else 1.0
+
+
+@nb.njit(cache=True)
+def nogo_playout(state, rng):
+    """Uniformly random legal moves until the player to move has none (that player loses)."""
+    while True:
+        colour = state[H_TOMOVE] + 1
+        p = bd.random_point(state, rng, colour, True)
+        if p < 0:
+            return
+        bd.place(state, p, colour)
+        state[H_TOMOVE] = 1 - state[H_TOMOVE]
+        state[H_MOVES] += 1
+
+
+NOGO_KERNELS = GameKernels(nogo_legal, nogo_play, nogo_to_move, nogo_terminal, nogo_result, nogo_playout)
+
+
+class NoGo(BoardGame):
+    """NoGo (size 5..19, default 9); a compiled array game (kernels ``NOGO_KERNELS``)."""
+
+    name = "nogo"
+    allows_pass = False
+    kernels = NOGO_KERNELS
+    is_legal_kernel = staticmethod(nogo_is_legal)
+
+    def __init__(self, size: int = 9):
+        self._init_common(bd.check_size(size), 0, 0)
+
+    def all_legal_moves(self) -> list[int]:
+        return self.legal_moves()
+
+    def result_string(self) -> str:
+        """``B+R`` / ``W+R`` once the player to move has no legal move (the loser resigns), else ``?``."""
+        if not self.terminal():
+            return "?"
+        return "W+R" if self.to_move == 0 else "B+R"
+
+    @property
+    def komi(self) -> float:
+        return 0.0
+
