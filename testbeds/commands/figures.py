@@ -1,0 +1,45 @@
+"""``banditree figures``: Figures 1-2 of Liu & Tsuruoka (2015) (cumulative regret, % optimal action).
+
+Testbed: --tasks random tasks (default 2000), K = 60 arms, means ~ N(0, 1), rewards ~ N(mean, 1),
+--horizon plays (default 10 000). Nine curves: the paper's seven (UCB, I-UCB, I-UCB (episodic),
+Modified I-UCB (no r), Modified I-UCB (no r, episodic), Modified I-UCB, Modified I-UCB (episodic))
+plus KL-UCB and Thompson sampling. Writes fig1_regret.png/.pdf, fig2_optimal_action.png/.pdf
+(and fig_r_sweep.png/.pdf with --r-sweep) beside curves.npz, summary.csv and manifest.json.
+"""
+from __future__ import annotations
+
+import argparse
+
+from testbeds.commands._common import cpus, output_folder
+
+
+def register(sub) -> None:
+    from testbeds.figures import DEFAULT_HORIZON, PAPER_ARMS, PAPER_TASKS
+
+    p = sub.add_parser("figures", help="reproduce Figures 1-2 of Liu & Tsuruoka (2015) (regret, % optimal action)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=None, help="output folder (default: a new results/figures[-N])")
+    p.add_argument("--tasks", type=int, default=PAPER_TASKS, help="random tasks (default %(default)s, the paper's)")
+    p.add_argument("--arms", type=int, default=PAPER_ARMS, help="arms per task (default %(default)s, the paper's)")
+    p.add_argument("--horizon", type=int, default=DEFAULT_HORIZON, help="plays per task (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default %(default)s)")
+    p.add_argument("--workers", type=int, default=cpus(), help="worker processes (default: all cores, %(default)s)")
+    p.add_argument("--r-sweep", action="store_true",
+                   help="also run the five readings of r (known horizon and episodic): fig_r_sweep.png/.pdf")
+    p.add_argument("--overwrite", action="store_true", help="replace results and figures already in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from testbeds.figures import make_figures
+
+    folder = output_folder(args.out, "results/figures")
+    written = make_figures(folder, tasks=args.tasks, horizon=args.horizon, seed=args.seed, workers=args.workers,
+                           r_sweep=args.r_sweep, arms=args.arms, overwrite=args.overwrite,
+                           progress=not args.no_progress)
+    print(f"wrote {len(written)} files to {folder}: " + ", ".join(p.rsplit('/', 1)[-1] for p in written))
+    return 0

@@ -1,0 +1,75 @@
+"""``banditree testbed``: run bandit policies on a Gaussian or Bernoulli testbed; write a results folder.
+
+Writes curves.npz (every play), summary.csv (checkpoint plays), manifest.json (configuration, seed,
+version) and regret.png/.pdf, optimal_action.png/.pdf into --out.
+"""
+from __future__ import annotations
+
+import argparse
+
+from testbeds.commands._common import cpus, output_folder
+
+EPILOG = """\
+policy specs: name[:key=value,...], e.g. ucb1, ucb1:c=2, iucb, iucb:episodic=true,
+miucb:r=none,episodic=true, klucb:family=gaussian, thompson:prior=gaussian, egreedy:epsilon=0.1, greedy.
+Policies that need a horizon (iucb, miucb without episodic=true) are given --horizon.
+Same --seed gives identical numbers for any --workers.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("testbed", help="run bandit policies on a random testbed and write a results folder",
+                       description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--env", choices=("gaussian", "bernoulli"), default="gaussian",
+                   help="gaussian: means ~ N(0, mean_sd^2), rewards ~ N(mean, reward_sd^2); "
+                        "bernoulli: means ~ U(0, 1) (default %(default)s)")
+    p.add_argument("--tasks", type=int, default=2000, help="number of random tasks (default %(default)s)")
+    p.add_argument("--arms", type=int, default=60, help="arms per task, K (default %(default)s)")
+    p.add_argument("--horizon", type=int, default=10_000, help="plays per task (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the testbed and of the policies (default %(default)s)")
+    p.add_argument("--policy", action="append", default=None, metavar="SPEC",
+                   help="a policy spec; repeat for several (default: ucb1)")
+    p.add_argument("--mean-sd", type=float, default=1.0, help="gaussian: s.d. of the arm means (default 1)")
+    p.add_argument("--reward-sd", type=float, default=1.0, help="gaussian: s.d. of the rewards (default 1)")
+    p.add_argument("--workers", type=int, default=cpus(), help="worker processes (default: all cores, %(default)s)")
+    p.add_argument("--out", default=None, help="results folder (default: a new results/testbed[-N])")
+    p.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
+    p.add_argument("--no-plots", action="store_true", help="write no figures")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from testbeds.results import RESULT_FILES, write_results
+    from testbeds.runner import run_testbed
+    from testbeds.testbed import BernoulliTestbed, GaussianTestbed
+
+    if args.env == "gaussian":
+        testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, mean_sd=args.mean_sd,
+                                  reward_sd=args.reward_sd, seed=args.seed)
+    else:
+        testbed = BernoulliTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=args.seed)
+    folder = output_folder(args.out, "results/testbed")
+    existing = [name for name in RESULT_FILES if (folder / name).exists()]
+    if existing and not args.overwrite:  # refuse before the long run, not after it
+        raise FileExistsError(f"{folder} already holds results ({', '.join(existing)}); choose another --out "
+                              f"or pass --overwrite")
+    policies = args.policy or ["ucb1"]
+    result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
+                         progress=not args.no_progress)
+    write_results(result, folder, overwrite=args.overwrite,
+                  extra={"command": "banditree testbed", "workers": args.workers})
+    if not args.no_plots:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from testbeds import plots
+
+        for stem, fig in (("regret", plots.regret_figure(result)),
+                          ("optimal_action", plots.optimal_action_figure(result))):
+            plots.save_figure(fig, folder, stem)
+            plt.close(fig)
+    print(f"results in {folder}")
+    return 0

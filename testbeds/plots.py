@@ -1,0 +1,141 @@
+"""Plots of testbed results: curves against plays with shaded 95% bands (no computing here).
+
+Every function takes a loaded :class:`testbeds.results.TestbedResult` (from ``run_testbed`` or
+``read_results``) and returns a matplotlib Figure; the caller saves or shows it.  The band is
+mean +- 1.96 standard errors (normal approximation over tasks).  Long curves are thinned to at most
+``MAX_POINTS`` plays before drawing (evenly spaced on a linear axis, geometrically on a log axis);
+the last play is always drawn.
+"""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import matplotlib
+
+if not os.environ.get("DISPLAY") and matplotlib.get_backend().lower() not in ("agg", "pdf", "svg") \
+        and "inline" not in matplotlib.get_backend().lower():
+    matplotlib.use("Agg")  # headless: never try to open a window
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from testbeds.results import TestbedResult  # noqa: E402
+
+__all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
+           "save_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+MAX_POINTS = 2000
+METRIC_LABELS = {
+    "regret": "cumulative regret",
+    "pseudo_regret": "cumulative pseudo-regret",
+    "optimal_pct": "% optimal action",
+    "avg_reward": "average reward",
+}
+
+
+def _style():
+    try:
+        import seaborn as sns
+
+        sns.set_theme(style="whitegrid", context="notebook")
+    except ImportError:  # pragma: no cover - seaborn is a dependency, styling is optional
+        pass
+
+
+def _plays(horizon: int, xscale: str) -> np.ndarray:
+    """0-based indices of the plays to draw."""
+    if horizon <= MAX_POINTS:
+        return np.arange(horizon)
+    if xscale == "log":
+        idx = np.unique(np.geomspace(1, horizon, MAX_POINTS).astype(np.int64) - 1)
+    else:
+        idx = np.unique(np.linspace(0, horizon - 1, MAX_POINTS).astype(np.int64))
+    return np.union1d(idx, [horizon - 1])
+
+
+def plot_curves(ax, result: TestbedResult, metric: str, labels: Sequence[str] | None = None,
+                xscale: str = "linear", names: dict[str, str] | None = None, band: bool = True,
+                linestyles: dict[str, str] | None = None):
+    """Draw ``metric`` of the policies ``labels`` (default: all) on ``ax`` with 95% bands.
+
+    names: optional legend name for a label (default: the label itself).
+    linestyles: optional matplotlib line style per label (e.g. dashed for a curve that coincides
+    with another one).
+    """
+    if metric not in METRIC_LABELS:
+        raise ValueError(f"metric must be one of {', '.join(METRIC_LABELS)}; got {metric!r}")
+    if xscale not in ("linear", "log"):
+        raise ValueError(f"xscale must be 'linear' or 'log', got {xscale!r}")
+    labels = list(result.labels if labels is None else labels)
+    idx = _plays(result.horizon, xscale)
+    x = idx + 1
+    for label in labels:
+        y = result.curve(label, metric)[idx]
+        se = result.curve(label, metric + "_se")[idx]
+        (line,) = ax.plot(x, y, label=(names or {}).get(label, label), linewidth=1.4,
+                          linestyle=(linestyles or {}).get(label, "-"))
+        if band and np.isfinite(se).any():
+            ax.fill_between(x, y - Z95 * se, y + Z95 * se, color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_xscale(xscale)
+    ax.set_xlabel("plays" + (" (log scale)" if xscale == "log" else ""))
+    ax.set_ylabel(METRIC_LABELS[metric])
+    if xscale == "linear":
+        ax.set_xlim(1, result.horizon)
+    return ax
+
+
+def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | None = None,
+                  names: dict[str, str] | None = None, title: str | None = None,
+                  linestyles: dict[str, str] | None = None):
+    """One metric against plays on a linear (left) and a log (right) x axis, one shared legend."""
+    _style()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
+    for ax, xscale in zip(axes, ("linear", "log")):
+        plot_curves(ax, result, metric, labels, xscale, names, linestyles=linestyles)
+    handles, legend_labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, legend_labels, loc="outside right center", fontsize="small", frameon=False)
+    testbed = result.config.get("testbed", {})
+    default = (f"{METRIC_LABELS[metric]}: {result.n_tasks} tasks, K = {testbed.get('n_arms', '?')} "
+               f"({testbed.get('env', '?')}), 95% bands")
+    fig.suptitle(title or default)
+    return fig
+
+
+def regret_figure(result: TestbedResult, labels=None, names=None, title=None, linestyles=None):
+    """Cumulative regret (optimal mean minus received reward) against plays, linear and log x."""
+    return metric_figure(result, "regret", labels, names, title, linestyles)
+
+
+def optimal_action_figure(result: TestbedResult, labels=None, names=None, title=None, linestyles=None):
+    """% optimal action against plays, linear and log x."""
+    return metric_figure(result, "optimal_pct", labels, names, title, linestyles)
+
+
+def grid_figure(result: TestbedResult, panels: Sequence[tuple[str, Sequence[str], dict[str, str]]],
+                metrics: Sequence[str] = ("regret", "optimal_pct"), xscale: str = "log", title: str | None = None):
+    """A grid: one row per metric, one column per panel (panel title, labels, legend names)."""
+    _style()
+    fig, axes = plt.subplots(len(metrics), len(panels), figsize=(6.5 * len(panels), 4.5 * len(metrics)),
+                             constrained_layout=True, squeeze=False)
+    for col, (panel_title, labels, names) in enumerate(panels):
+        for row, metric in enumerate(metrics):
+            ax = axes[row][col]
+            plot_curves(ax, result, metric, labels, xscale, names)
+            if row == 0:
+                ax.set_title(panel_title)
+            ax.legend(fontsize="small")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def save_figure(fig, folder: "str | os.PathLike", stem: str, formats: Sequence[str] = ("png", "pdf")) -> list[str]:
+    """Save ``fig`` as folder/stem.png and .pdf; returns the paths written."""
+    paths = []
+    for fmt in formats:
+        path = os.path.join(os.fspath(folder), f"{stem}.{fmt}")
+        fig.savefig(path, dpi=150 if fmt == "png" else None)
+        paths.append(path)
+    return paths

@@ -1,0 +1,267 @@
+"""Run bandit policies on a testbed: a compiled loop over tasks x plays, chunked over processes.
+
+For policy p, task i (best mean m*_i, gaps g_i(a) = m*_i - m_i(a)) and plays s = 1..H with chosen
+arms A_s and received rewards X_s, the per-task curves are (Liu & Tsuruoka, 2015, Figure 1;
+Lattimore & Szepesvari, 2020, section 4.5)::
+
+    regret          R_i(t) = sum_{s<=t} (m*_i - X_s)       (optimal mean minus *received* reward)
+    pseudo-regret   P_i(t) = sum_{s<=t} g_i(A_s)           (sum of the gaps of the chosen arms)
+    optimal action  O_i(t) = 1 if g_i(A_t) = 0 else 0      (reported in %)
+    reward          X_i(t)                                 (reward of play t)
+
+and the result at play t is the mean over the n tasks with its standard error
+sd_i(.) / sqrt(n) (sample standard deviation across tasks).  The compiled loop adds, per play,
+the sum and the sum of squares of each quantity over tasks into a (H, NACC) accumulator, so memory
+is O(tasks x arms + horizon) per policy and a horizon of 10**6 fits.
+
+Randomness: rewards are common random numbers of the testbed (:mod:`testbeds.testbed`), and the
+policy's own randomness (ties, Thompson draws) in task i comes from the stream
+``bandits.rng.stream_state(seed, i, 1)``, whatever the policy's position in the list: two identical
+policies give identical curves.  Tasks are cut into chunks of ``chunk_tasks`` (independent of
+``workers``); chunk sums are added in chunk order, so the numbers are bit-identical for any number
+of worker processes.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+from typing import Any, Sequence
+
+import numba as nb
+import numpy as np
+
+from bandits import Policy, make_policy, new_stats
+from bandits.kernels import init_row, record_row, select_row
+from bandits.policy import BanditBatch
+from bandits.rng import stream_state
+from bandits.stats import COUNT
+from testbeds.results import METRICS, TestbedResult
+from testbeds.testbed import Testbed, draw_reward
+
+__all__ = ["run_testbed", "CHUNK_TASKS", "MAX_TRACE"]
+
+#: Default number of tasks per chunk (the unit of work of a worker process; fixes the summation order).
+CHUNK_TASKS = 50
+#: Largest policies x tasks x plays for which ``trace=True`` is allowed.
+MAX_TRACE = 10_000_000
+
+# accumulator columns: sums over tasks of each per-task quantity and of its square
+_R, _R2, _P, _P2, _O, _X, _X2 = range(7)
+NACC = 8  # one spare column keeps a play's row at 64 bytes (one cache line)
+
+
+@nb.njit(cache=True)
+def _run_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed, reward_sd,
+               seed, task0, horizon, acc, trace_arms, trace_rewards):
+    """Run one policy on tasks task0 .. task0 + C - 1 for ``horizon`` plays each; add into ``acc``.
+
+    state (C, S), arm_state (C, K, A), stats (C, K, NSTAT): fresh policy state and statistics.
+    means (C, K): arm means of these tasks.  acc (horizon, NACC): per-play sums over tasks (added to).
+    trace_arms / trace_rewards: (C, horizon) arrays to record every play, or (0, 0) for none.
+    """
+    n_tasks, n_arms = means.shape
+    valid = np.ones(n_arms, dtype=np.bool_)
+    work = np.empty(n_arms)
+    tracing = trace_arms.shape[0] > 0
+    for c in range(n_tasks):
+        task = task0 + c
+        mu = means[c]
+        best = mu[0]
+        for a in range(1, n_arms):
+            best = max(best, mu[a])
+        rng = stream_state(seed, task, 1)
+        st, s_row, a_row = stats[c], state[c], arm_state[c]
+        init_row(kind, params, s_row, a_row, valid)
+        cum_r = 0.0
+        cum_p = 0.0
+        for h in range(horizon):
+            arm = select_row(kind, params, s_row, a_row, st, valid, h, rng, work)
+            if arm < 0 or arm >= n_arms:
+                raise ValueError("the policy kernel returned no valid arm")
+            x = draw_reward(env_code, env_seed, task, arm, np.int64(st[arm, COUNT]), mu[arm], reward_sd)
+            record_row(kind, params, s_row, a_row, st, arm, x)
+            gap = best - mu[arm]
+            cum_r += best - x
+            cum_p += gap
+            row = acc[h]
+            row[_R] += cum_r
+            row[_R2] += cum_r * cum_r
+            row[_P] += cum_p
+            row[_P2] += cum_p * cum_p
+            if gap == 0.0:
+                row[_O] += 1.0
+            row[_X] += x
+            row[_X2] += x * x
+            if tracing:
+                trace_arms[c, h] = arm
+                trace_rewards[c, h] = x
+
+
+def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, reward_sd: float,
+               seed: int, task0: int, horizon: int, trace: bool):
+    """One unit of work (runs in a worker process): accumulator, summed diagnostics, trace."""
+    n, k = means.shape
+    state = np.zeros((n, max(1, policy.state_width)))
+    arm_state = np.zeros((n, k, max(1, policy.arm_state_width)))
+    stats = new_stats(n, k)
+    acc = np.zeros((horizon, NACC))
+    if trace:
+        t_arms = np.zeros((n, horizon), dtype=np.int64)
+        t_rewards = np.zeros((n, horizon))
+    else:
+        t_arms, t_rewards = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))
+    _run_chunk(policy.kind, policy.params, state, arm_state, stats, means, env_code, env_seed,
+               reward_sd, seed, task0, horizon, acc, t_arms, t_rewards)
+    batch = BanditBatch(stats=stats, valid=np.ones((n, k), dtype=np.bool_),
+                        t=np.full(n, horizon, dtype=np.int64), state=state, arm_state=arm_state)
+    diagnostics = {key: float(np.sum(value)) for key, value in policy.diagnostics(batch).items()}
+    return acc, diagnostics, ((t_arms, t_rewards) if trace else None)
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _prepare_policies(policies, labels, horizon):
+    if isinstance(policies, (str, Policy)):
+        policies = [policies]
+    policies = list(policies)
+    if not policies:
+        raise ValueError("policies must name at least one policy, e.g. ['ucb1']")
+    bound, default_labels = [], []
+    for item in policies:
+        if not isinstance(item, (str, Policy)):
+            raise ValueError(f"policies must be spec strings or bandits.Policy objects, got {type(item).__name__}")
+        policy = make_policy(item).bind(horizon)
+        if policy.needs_horizon:  # pragma: no cover - bind always settles it for the built-in policies
+            raise ValueError(f"policy {policy.spec!r} still needs a horizon after bind({horizon})")
+        bound.append(policy)
+        default_labels.append(item if isinstance(item, str) else item.spec)
+    if labels is None:
+        labels = default_labels
+    labels = [str(x) for x in labels]
+    if len(labels) != len(bound):
+        raise ValueError(f"labels must give one name per policy ({len(bound)}), got {len(labels)}")
+    if len(set(labels)) != len(labels):
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        raise ValueError(f"labels must be unique, {dup} repeats; pass labels=[...] to tell policies apart")
+    return bound, labels
+
+
+def _finish(acc: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Means over n tasks and their standard errors from per-play sums (acc: (H, NACC))."""
+
+    def mean_se(s, s2):
+        mean = s / n
+        if n < 2:
+            return mean, np.full_like(mean, np.nan)
+        var = np.maximum(s2 - n * mean * mean, 0.0) / (n - 1)
+        return mean, np.sqrt(var / n)
+
+    out = {}
+    out["regret"], out["regret_se"] = mean_se(acc[:, _R], acc[:, _R2])
+    out["pseudo_regret"], out["pseudo_regret_se"] = mean_se(acc[:, _P], acc[:, _P2])
+    p, p_se = mean_se(acc[:, _O], acc[:, _O])  # an indicator equals its square
+    out["optimal_pct"], out["optimal_pct_se"] = 100.0 * p, 100.0 * p_se
+    out["avg_reward"], out["avg_reward_se"] = mean_se(acc[:, _X], acc[:, _X2])
+    return out
+
+
+def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Testbed, horizon: int,
+                seed: int = 0, workers: int = 1, progress: bool = True, labels: Sequence[str] | None = None,
+                chunk_tasks: int = CHUNK_TASKS, trace: bool = False) -> TestbedResult:
+    """Run every policy on every task of ``testbed`` for ``horizon`` plays; curves averaged over tasks.
+
+    Parameters
+    ----------
+    policies : spec strings (``"ucb1"``, ``"miucb:r=none,episodic=true"``) or ``bandits.Policy``
+        objects; policies that need a known horizon are bound to ``horizon``.
+    testbed : a :class:`testbeds.testbed.Testbed` (arm means and common-random-number rewards).
+    horizon : int >= 1, plays per task.
+    seed : int >= 0, seed of the policies' own randomness (task i uses stream (seed, i, 1)).
+    workers : int >= 1, worker processes (1 runs in this process); the numbers do not depend on it.
+    progress : show a tqdm progress bar.
+    labels : names of the policies in the results (default: the specs as given); must be unique.
+    chunk_tasks : int >= 1, tasks per unit of work; it fixes the summation order (default 50).
+    trace : also return every chosen arm and reward, ``result.trace = {"arms", "rewards"}`` of shape
+        (P, n_tasks, horizon) (small runs only: P x n_tasks x horizon <= MAX_TRACE).
+
+    Returns
+    -------
+    TestbedResult with curves (P, horizon) for each metric of ``testbeds.results.METRICS`` and its
+    standard error, per-policy diagnostics summed over tasks (e.g. improved UCB's fallback plays),
+    and the full configuration.
+    """
+    if not isinstance(testbed, Testbed):
+        raise ValueError(f"testbed must be a GaussianTestbed or BernoulliTestbed, got {type(testbed).__name__}")
+    horizon = _check_int("horizon", horizon, 1)
+    seed = _check_int("seed", seed, 0)
+    workers = _check_int("workers", workers, 1)
+    chunk_tasks = _check_int("chunk_tasks", chunk_tasks, 1)
+    bound, labels = _prepare_policies(policies, labels, horizon)
+    n = testbed.n_tasks
+    if trace and len(bound) * n * horizon > MAX_TRACE:
+        raise ValueError(f"trace=True needs policies x tasks x horizon <= {MAX_TRACE}, got "
+                         f"{len(bound) * n * horizon}")
+
+    starts = list(range(0, n, chunk_tasks))
+    jobs = [(p, start) for p in range(len(bound)) for start in starts]
+
+    def job_args(p, start):
+        stop = min(start + chunk_tasks, n)
+        return (bound[p], np.ascontiguousarray(testbed.means[start:stop]), testbed.env_code, testbed.seed,
+                testbed.reward_sd, seed, start, horizon, trace)
+
+    totals = [np.zeros((horizon, NACC)) for _ in bound]
+    diagnostics: list[dict[str, float]] = [{} for _ in bound]
+    traces = [[] for _ in bound]
+
+    def absorb(p, outcome):
+        acc, diag, tr = outcome
+        totals[p] += acc  # chunk order: jobs are absorbed in the order they were listed
+        for key, value in diag.items():
+            diagnostics[p][key] = diagnostics[p].get(key, 0.0) + value
+        if tr is not None:
+            traces[p].append(tr)
+
+    from tqdm.auto import tqdm
+
+    with tqdm(total=len(bound) * n * horizon, disable=not progress, unit="task-play", unit_scale=True,
+              desc="testbed", smoothing=0.1) as bar:
+        if workers == 1:
+            for p, start in jobs:
+                absorb(p, _chunk_job(*job_args(p, start)))
+                bar.update(min(chunk_tasks, n - start) * horizon)
+        else:
+            context = multiprocessing.get_context("spawn")
+            with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                window = 2 * workers  # bounded number of finished-but-unabsorbed results
+                pending: list = []
+                for index, (p, start) in enumerate(jobs):
+                    pending.append((p, start, pool.submit(_chunk_job, *job_args(p, start))))
+                    while len(pending) > window or (index == len(jobs) - 1 and pending):
+                        q, q_start, future = pending.pop(0)
+                        absorb(q, future.result())
+                        bar.update(min(chunk_tasks, n - q_start) * horizon)
+
+    curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
+    for p, acc in enumerate(totals):
+        for name, values in _finish(acc, n).items():
+            curves[name][p] = values
+    config = {
+        "testbed": testbed.config(),
+        "horizon": horizon,
+        "seed": seed,
+        "chunk_tasks": chunk_tasks,
+        "policies": [{"label": label, "spec": policy.spec} for label, policy in zip(labels, bound)],
+    }
+    result = TestbedResult(labels=labels, specs=[p.spec for p in bound], n_tasks=n, curves=curves,
+                           diagnostics=diagnostics, config=config)
+    if trace:
+        result.trace = {
+            "arms": np.stack([np.concatenate([t[0] for t in traces[p]]) for p in range(len(bound))]),
+            "rewards": np.stack([np.concatenate([t[1] for t in traces[p]]) for p in range(len(bound))]),
+        }
+    return result
