@@ -33,7 +33,7 @@ UCB1, IUCB, MIUCB, KLUCB, THOMPSON, EGREEDY = (
     ucb1.KIND, improved_ucb.KIND, modified_improved_ucb.KIND, klucb.KIND, thompson.KIND, egreedy.KIND)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def init_row(kind, params, state, arm_state, valid):
     """Initial policy state of one bandit."""
     if kind == IUCB:
@@ -42,7 +42,7 @@ def init_row(kind, params, state, arm_state, valid):
         modified_improved_ucb.init(params, state, arm_state, valid)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def select_row(kind, params, state, arm_state, stats, valid, t, rng, work):
     """Arm index (0..K-1) that the policy pulls next in this bandit."""
     if kind == UCB1:
@@ -60,7 +60,7 @@ def select_row(kind, params, state, arm_state, stats, valid, t, rng, work):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def record_row(kind, params, state, arm_state, stats, arm, reward):
     """Record a pull of ``arm`` with ``reward``: shared statistics, then the policy's own state."""
     record(stats, arm, reward)
