@@ -1,2 +1,123 @@
-"""Games: Python objects with the seeds' interface and compiled array games."""
-__all__: list[str] = []
+"""Games: Python objects with the seeds' interface and compiled array games (docs/contracts.md s. 2).
+
+Every game offers the seeds' Python interface::
+
+    copy(), legal_moves() -> list, play(move), terminal() -> bool, reward(player) -> float in [0, 1],
+    to_move (0 = first player, 1 = second)
+
+A *compiled* game also has ``state`` (a 1-D numpy array) and ``kernels``, a :class:`GameKernels`
+tuple of numba functions on that array, plus ``max_moves`` (an upper bound on the number of legal
+moves).  :class:`CompiledGame` implements the Python interface through the kernels (one set of
+rules), and the search runs its whole loop compiled (:mod:`treepolicies.compiled`).
+
+Registry: ``GAMES`` maps a name to a factory; ``make_game(name, **options)`` builds one.  Other
+modules add their games with ``register_game(name, factory)`` (append below).
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+__all__ = ["GameKernels", "CompiledGame", "GAMES", "register_game", "make_game",
+           "Nim", "TicTacToe", "ConnectFour"]
+
+
+class GameKernels(NamedTuple):
+    """The numba njit functions of a compiled game (all act on the 1-D ``state`` array):
+
+    legal(state, out) -> n          legal move codes (int64) into out[:n]; n = 0 iff terminal
+    play(state, move) -> None       apply a legal move in place
+    to_move(state) -> int           0 = first player (Black), 1 = second
+    terminal(state) -> bool
+    result(state, player) -> float  at a terminal state: 1 win, 0.5 draw, 0 loss for ``player``
+    playout(state, rng) -> None     uniformly random moves to the end, in place (rng: uint64[4])
+    """
+
+    legal: Callable
+    play: Callable
+    to_move: Callable
+    terminal: Callable
+    result: Callable
+    playout: Callable
+
+
+class CompiledGame:
+    """Base class of compiled games: the seeds' Python interface implemented through ``kernels``.
+
+    Subclasses set ``kernels`` (a GameKernels), ``max_moves`` and ``name``, create ``self.state``
+    in ``__init__``, and may override :meth:`move_to_str` / :meth:`str_to_move`.
+    """
+
+    kernels: GameKernels
+    max_moves: int = 0
+    name: str = ""
+
+    def copy(self):
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.state = self.state.copy()
+        return new
+
+    def legal_moves(self) -> list[int]:
+        out = np.empty(max(1, self.max_moves), np.int64)
+        n = self.kernels.legal(self.state, out)
+        return [int(m) for m in out[:n]]
+
+    def play(self, move) -> None:
+        legal = self.legal_moves()
+        if isinstance(move, (bool, np.bool_)) or move not in legal:
+            raise ValueError(f"illegal move {move!r} in {self.name}; legal moves: {legal}")
+        self.kernels.play(self.state, int(move))
+
+    def terminal(self) -> bool:
+        return bool(self.kernels.terminal(self.state))
+
+    def reward(self, player: int) -> float:
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        if not self.terminal():
+            raise ValueError(f"reward asked for a {self.name} position that is not terminal")
+        return float(self.kernels.result(self.state, player))
+
+    @property
+    def to_move(self) -> int:
+        return int(self.kernels.to_move(self.state))
+
+    def move_to_str(self, move: int) -> str:
+        return str(int(move))
+
+    def str_to_move(self, text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"not a {self.name} move: {text!r}") from None
+
+
+#: name -> factory(**options) returning a new game at its initial position
+GAMES: dict[str, Callable] = {}
+
+
+def register_game(name: str, factory: Callable) -> None:
+    """Add a game to :data:`GAMES` (``make_game(name, **options)`` then calls ``factory(**options)``)."""
+    GAMES[name] = factory
+
+
+def make_game(name: str, **options):
+    """A new game by registry name, e.g. ``make_game("connect4")``, ``make_game("nim", stones=10)``."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; valid games: {', '.join(GAMES)}")
+    try:
+        return GAMES[name](**options)
+    except TypeError as exc:
+        raise ValueError(f"bad options for game {name!r}: {exc}") from None
+
+
+# -- registrations (append new games below) --------------------------------------------------------
+from treepolicies.games.nim import Nim  # noqa: E402
+from treepolicies.games.tictactoe import TicTacToe  # noqa: E402
+from treepolicies.games.connect4 import ConnectFour  # noqa: E402
+
+register_game("nim", Nim)
+register_game("tictactoe", TicTacToe)
+register_game("connect4", ConnectFour)

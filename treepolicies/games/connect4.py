@@ -1,0 +1,160 @@
+"""Connect Four (7 columns x 6 rows) as a compiled bitboard game, with the seeds' Python interface.
+
+Bitboard layout (Pons, "Solving Connect 4", 2016): column c occupies bits 7c .. 7c+5 (bottom to
+top), bit 7c+6 is an always-empty sentinel so that shifts never wrap between columns.  A player
+has four in a row iff for some direction d in {1 (vertical), 7 (horizontal), 6, 8 (diagonals)}:
+``m = b & (b >> d); m & (m >> 2d) != 0``.
+
+State: ``int64[4]`` = [first player's stones, second player's stones, moves played, status];
+status -1 while running, 0 or 1 for the winner, 2 for a draw (board full).  Move codes are columns
+0..6; ``legal`` lists them centre first (3, 2, 4, 1, 5, 0, 6), which helps alpha-beta.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from bandits.rng import randint
+from treepolicies.games import CompiledGame, GameKernels
+
+__all__ = ["ConnectFour"]
+
+WIDTH, HEIGHT = 7, 6
+_ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
+_A, _B, _N, _STATUS = 0, 1, 2, 3
+
+
+@nb.njit(cache=True, inline="always")
+def _top(col):
+    return np.int64(1) << (7 * col + HEIGHT - 1)
+
+
+@nb.njit(cache=True, inline="always")
+def _bottom(col):
+    return np.int64(1) << (7 * col)
+
+
+@nb.njit(cache=True)
+def four_in_a_row(b):
+    """True if bitboard ``b`` holds four aligned stones (module docstring)."""
+    m = b & (b >> 7)
+    if m & (m >> 14):
+        return True
+    m = b & (b >> 6)
+    if m & (m >> 12):
+        return True
+    m = b & (b >> 8)
+    if m & (m >> 16):
+        return True
+    m = b & (b >> 1)
+    if m & (m >> 2):
+        return True
+    return False
+
+
+@nb.njit(cache=True)
+def legal(state, out):
+    """Columns that are not full, centre first; none once the game is over."""
+    if state[_STATUS] >= 0:
+        return 0
+    mask = state[_A] | state[_B]
+    n = 0
+    for col in _ORDER:
+        if mask & _top(col) == 0:
+            out[n] = col
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def play(state, move):
+    """Drop a stone of the player to move into column ``move`` (which must not be full)."""
+    p = state[_N] & 1
+    mask = state[_A] | state[_B]
+    bit = (mask + _bottom(move)) & (np.int64(0b111111) << (7 * move))
+    b = state[p] | bit
+    state[p] = b
+    state[_N] += 1
+    if four_in_a_row(b):
+        state[_STATUS] = p
+    elif state[_N] == WIDTH * HEIGHT:
+        state[_STATUS] = 2
+
+
+@nb.njit(cache=True)
+def to_move(state):
+    return state[_N] & 1
+
+
+@nb.njit(cache=True)
+def terminal(state):
+    return state[_STATUS] >= 0
+
+
+@nb.njit(cache=True)
+def result(state, player):
+    s = state[_STATUS]
+    if s == 2:
+        return 0.5
+    return 1.0 if s == player else 0.0
+
+
+@nb.njit(cache=True)
+def playout(state, rng):
+    """Uniformly random non-full columns until the game ends (rejection sampling over 7 columns)."""
+    while state[_STATUS] < 0:
+        mask = state[_A] | state[_B]
+        col = randint(rng, WIDTH)
+        while mask & _top(col):
+            col = randint(rng, WIDTH)
+        play(state, col)
+
+
+KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
+
+
+class ConnectFour(CompiledGame):
+    """Connect Four, 7 x 6.  ``ConnectFour.from_string(diagram)`` reads 6 rows (top first) of
+    ``x`` (first player), ``o``, ``.``; the player to move follows from the stone counts."""
+
+    kernels = KERNELS
+    max_moves = WIDTH
+    name = "connect4"
+
+    def __init__(self):
+        self.state = np.array([0, 0, 0, -1], dtype=np.int64)
+
+    @classmethod
+    def from_string(cls, diagram: str) -> "ConnectFour":
+        rows = [r.replace(" ", "") for r in diagram.strip().splitlines() if r.strip()]
+        if len(rows) != HEIGHT or any(len(r) != WIDTH or set(r) - set("xo.") for r in rows):
+            raise ValueError(f"diagram must be {HEIGHT} rows of {WIDTH} characters from 'x', 'o', '.'")
+        game = cls()
+        counts = [0, 0]
+        for r, row in enumerate(rows):
+            for c, ch in enumerate(row):
+                if ch == ".":
+                    continue
+                height = HEIGHT - 1 - r
+                if height > 0 and rows[r + 1][c] == ".":
+                    raise ValueError(f"floating stone at row {r}, column {c} of the diagram")
+                p = 0 if ch == "x" else 1
+                game.state[p] |= np.int64(1) << (7 * c + height)
+                counts[p] += 1
+        if counts[0] - counts[1] not in (0, 1):
+            raise ValueError(f"diagram has {counts[0]} x and {counts[1]} o: x moves first and they alternate")
+        game.state[_N] = counts[0] + counts[1]
+        for p in (0, 1):
+            if four_in_a_row(game.state[p]):
+                game.state[_STATUS] = p
+        if game.state[_STATUS] < 0 and game.state[_N] == WIDTH * HEIGHT:
+            game.state[_STATUS] = 2
+        return game
+
+    def __str__(self) -> str:
+        a, b = int(self.state[_A]), int(self.state[_B])
+        rows = []
+        for h in range(HEIGHT - 1, -1, -1):
+            rows.append("".join("x" if a >> (7 * c + h) & 1 else "o" if b >> (7 * c + h) & 1 else "."
+                                for c in range(WIDTH)))
+        return "\n".join(rows)

@@ -1,0 +1,114 @@
+"""Tic-tac-toe as a compiled array game (bitboards), with the seeds' Python interface.
+
+State: ``int64[4]`` = [X stones, O stones, moves played, status]; stones are 9-bit masks with
+cell ``3 * row + col`` at bit ``3 * row + col`` (row 0 at the top); status is -1 while the game
+runs, 0 or 1 for the winner, 2 for a draw.  X (player 0) moves first.  Move codes are cells 0..8.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from bandits.rng import randint
+from treepolicies.games import CompiledGame, GameKernels
+
+__all__ = ["TicTacToe"]
+
+_LINES = np.array([0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100,
+                   0b100010001, 0b001010100], dtype=np.int64)
+_FULL = 0b111111111
+_X, _O, _N, _STATUS = 0, 1, 2, 3
+
+
+@nb.njit(cache=True)
+def legal(state, out):
+    """Empty cells in index order; none once the game is over."""
+    if state[_STATUS] >= 0:
+        return 0
+    occupied = state[_X] | state[_O]
+    n = 0
+    for cell in range(9):
+        if not (occupied >> cell) & 1:
+            out[n] = cell
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def play(state, move):
+    p = state[_N] & 1
+    stones = state[p] | (np.int64(1) << move)
+    state[p] = stones
+    state[_N] += 1
+    for line in _LINES:
+        if stones & line == line:
+            state[_STATUS] = p
+            return
+    if state[_N] == 9:
+        state[_STATUS] = 2
+
+
+@nb.njit(cache=True)
+def to_move(state):
+    return state[_N] & 1
+
+
+@nb.njit(cache=True)
+def terminal(state):
+    return state[_STATUS] >= 0
+
+
+@nb.njit(cache=True)
+def result(state, player):
+    s = state[_STATUS]
+    if s == 2:
+        return 0.5
+    return 1.0 if s == player else 0.0
+
+
+@nb.njit(cache=True)
+def playout(state, rng):
+    """Uniformly random empty cells until the game ends (rejection sampling over the 9 cells)."""
+    while state[_STATUS] < 0:
+        occupied = state[_X] | state[_O]
+        cell = randint(rng, 9)
+        while (occupied >> cell) & 1:
+            cell = randint(rng, 9)
+        play(state, cell)
+
+
+KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
+
+
+class TicTacToe(CompiledGame):
+    """Tic-tac-toe (3 x 3).  ``TicTacToe.from_string(diagram)`` reads rows of ``x``, ``o``, ``.``."""
+
+    kernels = KERNELS
+    max_moves = 9
+    name = "tictactoe"
+
+    def __init__(self):
+        self.state = np.array([0, 0, 0, -1], dtype=np.int64)
+
+    @classmethod
+    def from_string(cls, diagram: str) -> "TicTacToe":
+        """Position from three rows of ``x`` / ``o`` / ``.`` (top row first); X moves first."""
+        rows = [r.replace(" ", "") for r in diagram.strip().splitlines() if r.strip()]
+        if len(rows) != 3 or any(len(r) != 3 or set(r) - set("xo.") for r in rows):
+            raise ValueError(f"diagram must be 3 rows of 3 characters from 'x', 'o', '.', got {diagram!r}")
+        xs = [3 * i + j for i, r in enumerate(rows) for j, ch in enumerate(r) if ch == "x"]
+        os_ = [3 * i + j for i, r in enumerate(rows) for j, ch in enumerate(r) if ch == "o"]
+        if len(xs) - len(os_) not in (0, 1):
+            raise ValueError(f"diagram has {len(xs)} x and {len(os_)} o: x moves first and they alternate")
+        game = cls()
+        for k in range(len(xs) + len(os_)):  # replay alternately so status is computed by the rules
+            cell = xs[k // 2] if k % 2 == 0 else os_[k // 2]
+            if game.terminal():
+                raise ValueError(f"diagram continues after the game ended: {diagram!r}")
+            game.play(cell)
+        return game
+
+    def __str__(self) -> str:
+        x, o = int(self.state[_X]), int(self.state[_O])
+        cells = ["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(9)]
+        return "\n".join("".join(cells[3 * r:3 * r + 3]) for r in range(3))

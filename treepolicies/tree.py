@@ -1,0 +1,336 @@
+"""The search tree as arrays, and the compiled kernels that select, expand and back up on it.
+
+The tree is a struct of arrays (as in DeepMind's mctx), passed to compiled code as one tuple
+``Tree.arrays``.  Node 0 is the root.  With ``C`` the capacity (nodes), ``S = max(1, state_width)``
+and ``A = max(1, arm_state_width)`` of the node policy:
+
+    parent  (C,) int32      parent node (-1 for the root)
+    move    (C,) int64      move that leads from the parent into the node
+    first   (C,) int32      first child (-1: not expanded); children are contiguous
+    nchild  (C,) int32      number of children
+    mover   (C,) int8       player who made ``move`` (the root: the player who did not move next)
+    proven  (C,) float64    proven value for ``mover`` (1 win, 0.5 draw, 0 loss), -1 unknown (solver)
+    stats   (C, NSTAT)      per-node statistics (bandits.stats): the node as an arm of its parent
+    pstate  (C, S) float64  node policy state of the node as a bandit (over its children)
+    astate  (C, A) float64  per-arm policy state of the node as an arm of its parent
+    meta    (2,) int64      meta[0] = nodes in use
+
+plus ``path (C,) int64``, the scratch buffer of moves taken by one descent (a depth never exceeds
+the node count).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
+= 77 + 8 (S + A) bytes with NSTAT = 5: 93 B for UCB1, KL-UCB, Thompson and epsilon-greedy
+(S = A = 1), 141 B for modified improved UCB (S = 7), 165 B for improved UCB (S = 8, A = 3).
+
+Rewards are in [0, 1] and seen from the player who moved into a node (``mover``), so a node's policy,
+choosing among its children rows ``first : first + nchild``, maximises its own player's value.
+Node p is a bandit whose arms are its children: the policy sees ``stats[f:f+n]``,
+``astate[f:f+n]`` and ``pstate[p]``, and ``t`` = the visit count of p (``stats[p, COUNT]``).
+
+Expansion creates all children of a node at once with zero counts; the policy's "untried arms
+first" rule then decides the order in which they are first visited.  A leaf is expanded when it is
+reached a second time (the root at once), so one node is first visited per iteration, as in
+Kocsis & Szepesvari (2006).
+
+MCTS-Solver (Winands, Bjornsson & Saito, 2008), optional: a terminal node is proven with its result;
+a node is proven a win for the player to move there as soon as one child is a proven win for that
+player, and proven with the best child value once every child is proven (draws included).
+Selection skips children that are proven losses for the player choosing; a proven node is not
+descended into, its proven value is backed up instead.
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from bandits.kernels import init_row, record_row, select_row
+from bandits.stats import COUNT, ISQRT, NSTAT, record
+
+__all__ = ["Tree", "descend", "select_child", "expand", "backup", "mark_terminal", "should_expand",
+           "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK"]
+
+OK, FULL = 0, 1
+UNKNOWN = -1.0
+
+
+def bytes_per_node(state_width: int, arm_state_width: int) -> int:
+    """Bytes one node takes (module docstring): 77 + 8 (max(1, S) + max(1, A))."""
+    return 77 + 8 * (max(1, state_width) + max(1, arm_state_width))
+
+
+class Tree:
+    """Array storage for one search tree (see the module docstring for the layout).
+
+    Parameters
+    ----------
+    capacity : int
+        Nodes allocated now (grown by :meth:`grow` up to the search's node cap).
+    state_width, arm_state_width : int
+        The node policy's widths (``Policy.state_width``, ``Policy.arm_state_width``).
+    """
+
+    def __init__(self, capacity: int, state_width: int, arm_state_width: int):
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        s, a = max(1, state_width), max(1, arm_state_width)
+        self.parent = np.empty(capacity, np.int32)
+        self.move = np.empty(capacity, np.int64)
+        self.first = np.empty(capacity, np.int32)
+        self.nchild = np.empty(capacity, np.int32)
+        self.mover = np.empty(capacity, np.int8)
+        self.proven = np.empty(capacity, np.float64)
+        self.stats = np.empty((capacity, NSTAT), np.float64)
+        self.pstate = np.empty((capacity, s), np.float64)
+        self.astate = np.empty((capacity, a), np.float64)
+        self.path = np.empty(capacity, np.int64)
+        self.meta = np.zeros(2, np.int64)
+        self.root_key = None  # set by the search: what position the root is (for tree reuse)
+
+    @property
+    def capacity(self) -> int:
+        return self.parent.shape[0]
+
+    @property
+    def size(self) -> int:
+        """Nodes in use."""
+        return int(self.meta[0])
+
+    @property
+    def arrays(self):
+        return (self.parent, self.move, self.first, self.nchild, self.mover, self.proven,
+                self.stats, self.pstate, self.astate, self.meta)
+
+    def init_root(self, mover: int) -> None:
+        """Make the tree a single unvisited root whose ``mover`` is the player not to move."""
+        init_nodes(self.arrays, 0, 1, -1, mover)
+        self.meta[0] = 1
+
+    def grow(self, capacity: int) -> None:
+        """Enlarge to ``capacity`` nodes, keeping the nodes in use."""
+        n = self.size
+        for name in ("parent", "move", "first", "nchild", "mover", "proven", "stats", "pstate", "astate",
+                     "path"):
+            old = getattr(self, name)
+            new = np.empty((capacity,) + old.shape[1:], old.dtype)
+            new[:n] = old[:n]
+            setattr(self, name, new)
+
+    def root_children(self):
+        """(moves, visits, means) of the root's children; means seen by the player to move at the root."""
+        f, n = int(self.first[0]), int(self.nchild[0])
+        if f < 0:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
+        return (self.move[f:f + n].copy(), self.stats[f:f + n, COUNT].astype(np.int64),
+                self.stats[f:f + n, 3].copy())
+
+
+@nb.njit(cache=True)
+def init_nodes(tree, start, n, parent_node, mover_value):
+    """Fresh rows start .. start+n-1: zero statistics (ISQRT = inf), unexpanded, unproven."""
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    for c in range(start, start + n):
+        parent[c] = parent_node
+        move[c] = -1
+        first[c] = -1
+        nchild[c] = 0
+        mover[c] = mover_value
+        proven[c] = UNKNOWN
+        for j in range(NSTAT):
+            stats[c, j] = 0.0
+        stats[c, ISQRT] = math.inf
+        for j in range(pstate.shape[1]):
+            pstate[c, j] = 0.0
+        for j in range(astate.shape[1]):
+            astate[c, j] = 0.0
+
+
+@nb.njit(cache=True)
+def should_expand(tree, node):
+    """True when an unexpanded node is to be expanded now: the root, or a node already visited."""
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    return first[node] < 0 and (parent[node] < 0 or stats[node, COUNT] > 0.0)
+
+
+@nb.njit(cache=True)
+def expand(tree, node, moves, n, child_mover, kind, params, valid):
+    """Create the ``n`` children of ``node`` (moves[:n]) and initialise its policy state.
+
+    Returns FULL (nothing changed) when the tree has no room for n more nodes, else OK.
+    """
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    f = meta[0]
+    if f + n > parent.shape[0]:
+        return FULL
+    init_nodes(tree, f, n, node, child_mover)
+    for j in range(n):
+        move[f + j] = moves[j]
+    first[node] = f
+    nchild[node] = n
+    meta[0] = f + n
+    init_row(kind, params, pstate[node], astate[f:f + n], valid[:n])
+    return OK
+
+
+@nb.njit(cache=True)
+def select_child(tree, node, kind, params, valid, rng, work, solver):
+    """The child the node policy picks: select_row on the children rows (module docstring).
+
+    With ``solver``, children that are proven losses for the player choosing are masked out
+    (``valid`` is then used as scratch); if all are, the first child is returned.
+    """
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    f = first[node]
+    n = nchild[node]
+    if solver:
+        any_valid = False
+        for j in range(n):
+            ok = proven[f + j] != 0.0
+            valid[j] = ok
+            any_valid = any_valid or ok
+        if not any_valid:
+            for j in range(n):
+                valid[j] = True
+            return f
+    arm = select_row(kind, params, pstate[node], astate[f:f + n], stats[f:f + n], valid[:n],
+                     stats[node, COUNT], rng, work[:n])
+    if solver:
+        for j in range(n):
+            valid[j] = True
+    return f + arm
+
+
+@nb.njit(cache=True)
+def descend(tree, kind, params, valid, rng, work, solver, path):
+    """Selection from the root down to the first unexpanded (or, with solver, proven) node.
+
+    Writes the moves taken to path[:depth] and returns (node, depth).
+    """
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    node = 0
+    depth = 0
+    while first[node] >= 0 and not (solver and proven[node] >= 0.0):
+        node = select_child(tree, node, kind, params, valid, rng, work, solver)
+        path[depth] = move[node]
+        depth += 1
+    return node, depth
+
+
+@nb.njit(cache=True)
+def mark_terminal(tree, node, value):
+    """Record that ``node`` is terminal with result ``value`` for its mover (a proof)."""
+    tree[5][node] = value
+
+
+@nb.njit(cache=True)
+def _try_prove(tree, node):
+    """Prove ``node`` from its children's proofs if possible; True if it is (now) proven."""
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    f = first[node]
+    n = nchild[node]
+    if f < 0:
+        return proven[node] >= 0.0
+    best = -1.0
+    complete = True
+    for j in range(n):
+        v = proven[f + j]
+        if v < 0.0:
+            complete = False
+        elif v > best:
+            best = v
+    chooser = mover[f]
+    if best == 1.0 or complete:
+        proven[node] = best if mover[node] == chooser else 1.0 - best
+        return True
+    return False
+
+
+@nb.njit(cache=True)
+def backup(tree, leaf, value, kind, params, solver):
+    """Back up ``value`` (the result for ``mover[leaf]``) from ``leaf`` to the root.
+
+    At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]; the
+    value flips (v -> 1 - v) when the mover changes.  The root's own count is recorded too, so
+    every node's visit count is stats[node, COUNT].  With ``solver``, proofs propagate upwards.
+    """
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    node = leaf
+    v = value
+    proving = solver and proven[leaf] >= 0.0
+    while parent[node] >= 0:
+        p = parent[node]
+        f = first[p]
+        record_row(kind, params, pstate[p], astate[f:f + nchild[p]], stats[f:f + nchild[p]], node - f, v)
+        if mover[p] != mover[node]:
+            v = 1.0 - v
+        if proving and proven[p] < 0.0:
+            proving = _try_prove(tree, p)
+        node = p
+    record(stats, node, v)
+
+
+@nb.njit(cache=True)
+def leader_is_safe(tree, remaining):
+    """True when the most visited root child cannot be overtaken in ``remaining`` more iterations.
+
+    Most visits minus second-most visits > remaining (ties are never safe).
+    """
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    f = first[0]
+    n = nchild[0]
+    if f < 0 or n < 2:
+        return f >= 0
+    a = -1.0
+    b = -1.0
+    for j in range(f, f + n):
+        c = stats[j, COUNT]
+        if c > a:
+            b = a
+            a = c
+        elif c > b:
+            b = c
+    return a - b > remaining
+
+
+@nb.njit(cache=True)
+def extract_subtree(src, new_root, dst):
+    """Copy the subtree of ``new_root`` in ``src`` into ``dst`` (breadth first, root at 0).
+
+    Returns the number of nodes copied, or -1 if ``dst`` is too small.  Children stay contiguous.
+    """
+    sp, sm, sf, sn, smv, spr, sst, sps, sas, smeta = src
+    dp, dm, df, dn, dmv, dpr, dst_, dps, das, dmeta = dst
+    cap = dp.shape[0]
+    if cap < 1:
+        return -1
+    # copy the new root
+    old = np.empty(cap, np.int64)  # old index of each new node
+    old[0] = new_root
+    size = 1
+    head = 0
+    while head < size:
+        o = old[head]
+        f = sf[o]
+        n = sn[o]
+        if f >= 0:
+            if size + n > cap:
+                return -1
+            df[head] = size
+            for j in range(n):
+                old[size + j] = f + j
+                dp[size + j] = head
+            size += n
+        else:
+            df[head] = -1
+        dn[head] = n if f >= 0 else 0
+        head += 1
+    for i in range(size):
+        o = old[i]
+        dm[i] = sm[o]
+        dmv[i] = smv[o]
+        dpr[i] = spr[o]
+        dst_[i, :] = sst[o, :]
+        dps[i, :] = sps[o, :]
+        das[i, :] = sas[o, :]
+    dp[0] = -1
+    dmeta[0] = size
+    return size
