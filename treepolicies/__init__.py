@@ -4,9 +4,17 @@
     UCT(c), MiUCT(r=...), MCTSPlayer, RandomPlayer, AlphaBetaPlayer, make_player(spec, ...)
     play_game, match, game_seed, wilson_interval
     games: Nim, TicTacToe, ConnectFour, make_game, GAMES
+
+Internal contracts: docs/contracts.md sections 2 and 3.
 """
+from treepolicies.alphabeta import alphabeta
 from treepolicies.games import GAMES, ConnectFour, GameKernels, Nim, TicTacToe, make_game
+from treepolicies.match import GameRecord, MatchResult, game_seed, match, play_game, wilson_interval
+from treepolicies.players import (PLAYER_FACTORIES, AlphaBetaPlayer, MCTSPlayer, MiUCT, Player, RandomPlayer, UCT,
+                                  make_player)
 from treepolicies.search import SearchResult, reroot, search
 
-__all__ = ["search", "SearchResult", "reroot", "GameKernels", "GAMES", "make_game", "Nim", "TicTacToe",
-           "ConnectFour"]
+__all__ = ["search", "SearchResult", "reroot", "alphabeta", "GameKernels", "GAMES", "make_game", "Nim",
+           "TicTacToe", "ConnectFour", "Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT",
+           "make_player", "PLAYER_FACTORIES", "play_game", "match", "game_seed", "wilson_interval",
+           "GameRecord", "MatchResult"]

@@ -1,0 +1,155 @@
+"""Playing games between players: ``play_game``, ``match``, per-game seeds and the Wilson interval.
+
+Game i of a match with seed s uses the seed ``game_seed(s, i)`` (a SplitMix64 hash through
+bandits.rng.stream_state), so a game's result does not depend on which process plays it or in what
+order.  Inside a game the first player draws from stream (seed, 1) and the second from (seed, 2).
+Player A moves first in even-numbered games.
+
+Wilson score interval (Wilson, 1927) for a proportion p = x / n at normal quantile z::
+
+    centre = (p + z^2 / (2n)) / (1 + z^2 / n)
+    half   = z sqrt(p (1 - p) / n + z^2 / (4 n^2)) / (1 + z^2 / n)
+
+Draws count half a win (x = wins + draws / 2).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable
+
+import numpy as np
+
+from bandits.rng import Stream, stream_state
+from treepolicies.games import make_game
+
+__all__ = ["GameRecord", "MatchResult", "play_game", "match", "game_seed", "wilson_interval"]
+
+_GAME_STREAM = 0x47414D45  # "GAME": the stream id that game seeds are drawn from
+
+
+def game_seed(seed: int, i: int) -> int:
+    """Seed of game ``i`` of a match run with ``seed``: a 63-bit hash of (seed, i)."""
+    for name, value in (("seed", seed), ("i", i)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    s = stream_state(np.uint64(seed), np.uint64(i), np.uint64(_GAME_STREAM))
+    return int(s[0] >> np.uint64(1))
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval (module docstring) for ``successes`` out of ``n`` (0 <= successes <= n)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in 0..n = 0..{n}, got {successes!r}")
+    if not z > 0:
+        raise ValueError(f"z must be > 0, got {z!r}")
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclasses.dataclass
+class GameRecord:
+    """One finished game: ``winner`` 0 (first player), 1 (second) or None (draw)."""
+
+    winner: int | None
+    moves: list
+    first: str
+    second: str
+    seed: int
+
+    @property
+    def n_moves(self) -> int:
+        return len(self.moves)
+
+
+@dataclasses.dataclass
+class MatchResult:
+    """Results of A against B: wins, draws and losses of A, its score (draws count half) and the
+    Wilson 95% interval of the score."""
+
+    a: str
+    b: str
+    wins: int
+    draws: int
+    losses: int
+    records: list = dataclasses.field(repr=False, default_factory=list)
+
+    @property
+    def n_games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.n_games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins + 0.5 * self.draws, self.n_games)
+
+    def summary(self) -> str:
+        lo, hi = self.interval
+        return (f"{self.a} vs {self.b}: {self.wins} wins, {self.draws} draws, {self.losses} losses "
+                f"in {self.n_games} games; score {self.score:.3f} (95% CI {lo:.3f}-{hi:.3f})")
+
+
+def _game(game):
+    return make_game(game) if isinstance(game, str) else game.copy()
+
+
+def play_game(game, first, second, seed: int) -> GameRecord:
+    """Play one game from ``game``'s position (not modified) with ``first`` to move; players are reset.
+
+    A player choosing a move that is not legal raises ValueError naming the player and the move.
+    """
+    g = _game(game)
+    if g.terminal():
+        raise ValueError("the game is already over")
+    players = (first, second)
+    distinct = [first] if first is second else [first, second]
+    for p in distinct:
+        p.reset()
+    streams = (Stream(seed, 1), Stream(seed, 2))
+    start = int(g.to_move)
+    moves = []
+    while not g.terminal():
+        side = (int(g.to_move) - start) % 2
+        move = players[side].choose(g.copy(), streams[side])
+        legal = g.legal_moves()
+        if move not in legal:
+            raise ValueError(f"player {players[side].name!r} chose the illegal move {move!r}; legal moves: {legal}")
+        g.play(move)
+        moves.append(move)
+        for p in distinct:
+            p.observe(move)
+    r = g.reward(start)
+    winner = None if r == 0.5 else (0 if r == 1.0 else 1)
+    return GameRecord(winner=winner, moves=moves, first=first.name, second=second.name, seed=seed)
+
+
+def match(player_a, player_b, game, n_games: int, seed: int = 0,
+          progress: Callable[[int, "MatchResult"], None] | None = None) -> MatchResult:
+    """Play ``n_games`` games, A first in even games (module docstring); ``progress(i, result)`` is
+    called after each game.  ``game``: a game object (its position is the start) or a registry name."""
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 1:
+        raise ValueError(f"n_games must be an integer >= 1, got {n_games!r}")
+    template = _game(game)
+    out = MatchResult(a=player_a.name, b=player_b.name, wins=0, draws=0, losses=0)
+    for i in range(n_games):
+        a_first = i % 2 == 0
+        first, second = (player_a, player_b) if a_first else (player_b, player_a)
+        record = play_game(template, first, second, game_seed(seed, i))
+        out.records.append(record)
+        if record.winner is None:
+            out.draws += 1
+        elif (record.winner == 0) == a_first:
+            out.wins += 1
+        else:
+            out.losses += 1
+        if progress is not None:
+            progress(i, out)
+    return out

@@ -1,0 +1,197 @@
+"""Players: MCTS with any bandit node policy (UCT, Mi-UCT, ...), random, alpha-beta; ``make_player``.
+
+A player has ``name``, ``choose(game, rng) -> move`` (``rng``: int seed or bandits.rng.Stream;
+the game is not modified), ``reset()`` (a new game starts), ``observe(move)`` (a move was played by
+either side: for tree reuse) and ``close()`` (external engines).
+
+Player specs (``make_player``):
+
+* a bandit spec, e.g. ``ucb1:c=1.4``, ``miucb:episodic=true,final=max``: an :class:`MCTSPlayer`
+  with that node policy; the keys ``final=robust|max``, ``solver=true|false``, ``reuse=true|false``
+  and ``node_cap=N`` go to the search, the rest to the policy;
+* ``random``; ``alphabeta:depth=N`` (or ``alphabeta`` with ``seconds=``);
+* any kind registered in :data:`PLAYER_FACTORIES` (``factory(params, playouts=, seconds=)`` with
+  ``params`` the spec's raw ``key -> value`` strings), e.g. ``gnugo:level=10`` from the Go layer.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from bandits import POLICIES, ModifiedImprovedUCB, UCB1, make_policy
+from bandits.rng import make_stream, randint
+from bandits.spec import parse_spec
+from treepolicies.alphabeta import alphabeta
+from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
+
+__all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
+           "PLAYER_FACTORIES", "SEARCH_OPTIONS"]
+
+SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap")
+
+
+class Player:
+    """Base class (module docstring)."""
+
+    name = "player"
+
+    def choose(self, game, rng):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        pass
+
+    def observe(self, move) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class MCTSPlayer(Player):
+    """MCTS with ``policy`` as node policy and a budget of ``playouts`` iterations and/or ``seconds``.
+
+    final: "robust" | "max"; solver: MCTS-Solver; reuse: keep the subtree of the moves played as
+    the next root (default False: every move searched afresh, as in Liu & Tsuruoka's experiments).
+    """
+
+    def __init__(self, policy, playouts=None, seconds=None, final="robust", solver=False, reuse=False,
+                 node_cap=DEFAULT_NODE_CAP, name=None):
+        if playouts is None and seconds is None:
+            raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
+        self.policy = bind_policy(policy, playouts)
+        if final not in FINALS:
+            raise ValueError(f"final must be one of {FINALS}, got {final!r}")
+        self.playouts, self.seconds, self.final = playouts, seconds, final
+        self.solver, self.reuse, self.node_cap = bool(solver), bool(reuse), node_cap
+        self.name = name or make_policy(policy).spec
+        self.last = None  # the last SearchResult
+        self._tree = None
+
+    def choose(self, game, rng):
+        tree = self._tree if self.reuse else None
+        try:
+            result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
+                            final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree)
+        except ValueError:
+            if tree is None:
+                raise
+            result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
+                            final=self.final, solver=self.solver, node_cap=self.node_cap)
+        self.last = result
+        self._tree = result.tree if self.reuse else None
+        return result.move
+
+    def reset(self) -> None:
+        self._tree = None
+        self.last = None
+
+    def observe(self, move) -> None:
+        if self._tree is not None:
+            self._tree = reroot(self._tree, move)
+
+
+def UCT(c: float = math.sqrt(2.0), playouts=1000, seconds=None, **options) -> MCTSPlayer:
+    """UCT (Kocsis & Szepesvari, 2006): MCTS with UCB1(c) as node policy."""
+    return MCTSPlayer(UCB1(c), playouts=playouts, seconds=seconds, **options)
+
+
+def MiUCT(r: str = "sqrt(T/t)", playouts=1000, seconds=None, **options) -> MCTSPlayer:
+    """Mi-UCT (Liu & Tsuruoka, 2015): MCTS with episodic modified improved UCB as node policy."""
+    return MCTSPlayer(ModifiedImprovedUCB(r=r, episodic=True), playouts=playouts, seconds=seconds, **options)
+
+
+class RandomPlayer(Player):
+    """Uniformly random legal moves."""
+
+    name = "random"
+
+    def choose(self, game, rng):
+        moves = game.legal_moves()
+        return moves[randint(make_stream(rng).state, len(moves))]
+
+
+class AlphaBetaPlayer(Player):
+    """Negamax alpha-beta (treepolicies.alphabeta) with a fixed ``depth`` or a time budget ``seconds``."""
+
+    def __init__(self, depth=None, seconds=None):
+        if (depth is None) == (seconds is None):
+            raise ValueError("alphabeta needs exactly one of depth=N and seconds=S")
+        self.depth, self.seconds = depth, seconds
+        self.name = f"alphabeta:depth={depth}" if depth is not None else f"alphabeta:seconds={seconds}"
+        self.last = None
+
+    def choose(self, game, rng):
+        self.last = alphabeta(game, depth=self.depth, seconds=self.seconds)
+        return self.last[0]
+
+
+def _bool(key, raw, spec):
+    low = raw.lower()
+    if low in ("true", "1", "yes"):
+        return True
+    if low in ("false", "0", "no"):
+        return False
+    raise ValueError(f"{key} must be true or false in player spec {spec!r}, got {raw!r}")
+
+
+def _random_factory(params, playouts=None, seconds=None):
+    if params:
+        raise ValueError(f"player 'random' takes no parameters, got {', '.join(params)}")
+    return RandomPlayer()
+
+
+def _alphabeta_factory(params, playouts=None, seconds=None):
+    unknown = set(params) - {"depth", "seconds"}
+    if unknown:
+        raise ValueError(f"unknown parameter {sorted(unknown)[0]!r} for player 'alphabeta'; valid: depth, seconds")
+    depth = params.get("depth")
+    secs = params.get("seconds")
+    try:
+        depth = int(depth) if depth is not None else None
+        secs = float(secs) if secs is not None else None
+    except ValueError:
+        raise ValueError(f"alphabeta depth must be an integer and seconds a number, got {params}") from None
+    if depth is None and secs is None:
+        secs = seconds
+    if depth is None and secs is None:
+        raise ValueError("alphabeta needs depth=N in its spec, or a time budget (seconds)")
+    return AlphaBetaPlayer(depth=depth, seconds=secs)
+
+
+#: player kind -> factory(params: dict[str, str], playouts=None, seconds=None) -> Player
+PLAYER_FACTORIES: dict[str, Callable] = {
+    "random": _random_factory,
+    "alphabeta": _alphabeta_factory,
+}
+
+
+def make_player(spec, *, playouts=None, seconds=None) -> Player:
+    """The player a spec names (module docstring); a Player is returned unchanged."""
+    if isinstance(spec, Player):
+        return spec
+    name, params = parse_spec(spec)
+    if name in PLAYER_FACTORIES:
+        return PLAYER_FACTORIES[name](params, playouts=playouts, seconds=seconds)
+    if name not in POLICIES:
+        raise ValueError(f"unknown player {name!r} in spec {spec!r}; valid players: a bandit policy "
+                         f"({', '.join(POLICIES)}) or {', '.join(PLAYER_FACTORIES)}")
+    options = {}
+    for key in SEARCH_OPTIONS:
+        if key in params:
+            raw = params.pop(key)
+            if key in ("solver", "reuse"):
+                options[key] = _bool(key, raw, spec)
+            elif key == "node_cap":
+                try:
+                    options[key] = int(raw)
+                except ValueError:
+                    raise ValueError(f"node_cap must be an integer in player spec {spec!r}, got {raw!r}") from None
+            else:
+                options[key] = raw
+    policy_spec = name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
+    policy = make_policy(policy_spec)
+    return MCTSPlayer(policy, playouts=playouts, seconds=seconds, name=spec.strip(), **options)
