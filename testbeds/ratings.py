@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 from treepolicies import wilson_interval
 
-__all__ = ["Rating", "elo", "elo_interval", "rate", "score_rate", "format_rating"]
+__all__ = ["Rating", "elo", "elo_interval", "rate", "score_rate", "format_rating", "format_elo"]
 
 
 def score_rate(wins: float, draws: float, n: int) -> float:
@@ -93,12 +93,14 @@ def _fmt_elo(x: float) -> str:
     return f"{x:+.0f}"
 
 
+def format_elo(r: Rating) -> str:
+    """``Elo +85 [+62, +108] (95%)``: the Elo difference and its interval, rounded to whole points."""
+    return f"Elo {_fmt_elo(r.elo)} [{_fmt_elo(r.elo_low)}, {_fmt_elo(r.elo_high)}] (95%)"
+
+
 def format_rating(r: Rating, name: str = "A") -> str:
-    """One line: ``A scores 0.620 [0.589, 0.650] over 1000 games (W 620 D 0 L 380); Elo +85 [+62, +108]``."""
+    """One line: ``A scores 0.620 [0.589, 0.650] over 1000 games (W 620 D 0 L 380); Elo +85 [+62, +108] (95%)``."""
     if r.games == 0:
         return f"{name}: no games played"
-    return (
-        f"{name} scores {r.rate:.3f} [{r.low:.3f}, {r.high:.3f}] over {r.games} games "
-        f"(W {r.wins} D {r.draws} L {r.losses}); Elo {_fmt_elo(r.elo)} "
-        f"[{_fmt_elo(r.elo_low)}, {_fmt_elo(r.elo_high)}] (95%)"
-    )
+    return (f"{name} scores {r.rate:.3f} [{r.low:.3f}, {r.high:.3f}] over {r.games} games "
+            f"(W {r.wins} D {r.draws} L {r.losses}); {format_elo(r)}")

@@ -5,7 +5,12 @@
 
 Player specs: see treepolicies.players (bandit specs with search options, ``random``,
 ``alphabeta:depth=N``, registered kinds).  Prints A's wins, draws, losses, score and the Wilson 95%
-interval; a progress bar goes to stderr.
+interval, and the Elo difference with its interval; a progress bar goes to stderr.
+
+Storage, resume and scale-out (testbeds.tournament): ``--db FILE`` commits every finished game to
+an SQLite database and the same command again plays only the missing games (a file made with
+another configuration is refused); ``--workers N`` plays in N local processes; ``--scheduler
+tcp://HOST:PORT`` on a Dask cluster (pip install banditree[distributed]).
 """
 from __future__ import annotations
 
@@ -22,14 +27,18 @@ def register(subparsers) -> None:
     p.add_argument("--seconds", type=float, default=None, help="time per move (seconds)")
     p.add_argument("--games", type=int, default=100, help="number of games (A moves first in even games)")
     p.add_argument("--seed", type=int, default=0, help="match seed (game i uses game_seed(seed, i))")
+    p.add_argument("--db", default=None, help="results database (SQLite); resumes a run already there")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="play the games on this Dask scheduler instead of local processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
-    from treepolicies import make_game, make_player, match
+    from testbeds.ratings import format_elo
+    from testbeds.tournament import MatchConfig, run_match
+    from treepolicies import make_game, make_player
 
     if args.playouts is None and args.seconds is None:
         raise ValueError("give --playouts N or --seconds S")
@@ -41,21 +50,22 @@ def run(args) -> int:
         raise ValueError(f"--games must be >= 1, got {args.games}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    game = make_game(args.game)
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    make_game(args.game)  # unknown names fail here, before any worker starts
     a = make_player(args.a, playouts=args.playouts, seconds=args.seconds)
     b = make_player(args.b, playouts=args.playouts, seconds=args.seconds)
-    try:
-        with tqdm(total=args.games, disable=args.no_progress, unit="game") as bar:
-            def progress(i, result):
-                bar.update(1)
-                bar.set_postfix(score=f"{result.score:.3f}")
-
-            result = match(a, b, game, args.games, args.seed, progress=progress)
-    finally:
-        a.close()
-        b.close()
-    lo, hi = result.interval
+    a.close()
+    b.close()
+    config = MatchConfig(game=args.game, a=args.a, b=args.b, playouts=args.playouts, seconds=args.seconds,
+                         seed=args.seed)
+    result = run_match(config, args.games, db=args.db, workers=args.workers, scheduler=args.scheduler,
+                       progress=not args.no_progress)
+    r = result.rating
     print(f"game {args.game}: A = {a.name}, B = {b.name}")
-    print(f"A: {result.wins} wins, {result.draws} draws, {result.losses} losses in {result.n_games} games")
-    print(f"A score {result.score:.4f} (draws count half), Wilson 95% interval [{lo:.4f}, {hi:.4f}]")
+    print(f"A: {r.wins} wins, {r.draws} draws, {r.losses} losses in {r.games} games")
+    print(f"A score {r.rate:.4f} (draws count half), Wilson 95% interval [{r.low:.4f}, {r.high:.4f}]")
+    print(f"A - B {format_elo(r)}")
+    if args.db:
+        print(f"{result.played} games played now, {r.games} in {args.db}")
     return 0

@@ -1,0 +1,54 @@
+"""Games on a Dask distributed cluster (optional extra: ``pip install banditree[distributed]``).
+
+The client submits one task per game (:func:`testbeds.tournament.play_task`) to an existing
+scheduler and yields results as they complete; the caller, on the client machine, commits each to
+the results database.  Workers need banditree installed (same version as the client) and nothing
+else: no shared file system, no database access.  See docs/tournaments.md for starting a scheduler
+and workers by hand or on SLURM with dask-jobqueue.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+__all__ = ["run_dask", "require_distributed"]
+
+
+def require_distributed():
+    """Import ``distributed`` or raise a ValueError that tells how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ValueError("--scheduler needs Dask: pip install 'banditree[distributed]' "
+                         "(or: pip install dask distributed)") from None
+    return distributed
+
+
+def run_dask(tasks: list, scheduler: str, *, connect_timeout: float = 30.0) -> Iterator[tuple]:
+    """Yield ``play_task(t)`` for each task as the cluster at ``scheduler`` finishes them.
+
+    ``scheduler``: address such as ``tcp://10.0.0.5:8786``.  Closing the iterator (Ctrl-C, an
+    error) cancels the games still queued or running and closes the client.
+    """
+    from testbeds.tournament import play_task
+
+    if not isinstance(scheduler, str) or "://" not in scheduler:
+        raise ValueError(f"scheduler must be an address like tcp://HOST:PORT, got {scheduler!r}")
+    distributed = require_distributed()
+    if not tasks:
+        return
+    try:
+        client = distributed.Client(scheduler, timeout=connect_timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    futures = []
+    try:
+        futures = client.map(play_task, tasks, pure=False)
+        for fut in distributed.as_completed(futures):
+            result = fut.result()
+            fut.release()
+            yield result
+    finally:
+        pending = [f for f in futures if not f.done()]
+        if pending:
+            client.cancel(pending)
+        client.close()
