@@ -21,6 +21,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("match", help="play a match between two players (MCTS with any bandit policy, ...)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, help="game name (nim, tictactoe, connect4, ...)")
+    p.add_argument("--size", type=int, default=None, help="board size for go/nogo (default: the game's, 9)")
+    p.add_argument("--komi", type=float, default=None, help="komi for go (default: the game's, 7.5)")
     p.add_argument("--a", required=True, help="player A spec, e.g. ucb1:c=1.4 or miucb:episodic=true,final=max")
     p.add_argument("--b", required=True, help="player B spec, e.g. random or alphabeta:depth=4")
     p.add_argument("--playouts", type=int, default=None, help="MCTS iterations per move")
@@ -52,13 +54,14 @@ def run(args) -> int:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
-    make_game(args.game)  # unknown names fail here, before any worker starts
+    options = {k: v for k, v in (("size", args.size), ("komi", args.komi)) if v is not None}
+    make_game(args.game, **options)  # unknown names and options fail here, before any worker starts
     a = make_player(args.a, playouts=args.playouts, seconds=args.seconds)
     b = make_player(args.b, playouts=args.playouts, seconds=args.seconds)
     a.close()
     b.close()
     config = MatchConfig(game=args.game, a=args.a, b=args.b, playouts=args.playouts, seconds=args.seconds,
-                         seed=args.seed)
+                         seed=args.seed, game_options=options)
     result = run_match(config, args.games, db=args.db, workers=args.workers, scheduler=args.scheduler,
                        progress=not args.no_progress)
     r = result.rating
