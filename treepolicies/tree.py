@@ -33,8 +33,10 @@ Kocsis & Szepesvari (2006).
 MCTS-Solver (Winands, Bjornsson & Saito, 2008), optional: a terminal node is proven with its result;
 a node is proven a win for the player to move there as soon as one child is a proven win for that
 player, and proven with the best child value once every child is proven (draws included).
-Selection skips children that are proven losses for the player choosing; a proven node is not
-descended into, its proven value is backed up instead.
+Selection then descends only into unproven children (a proven child's value is known exactly;
+skipping proven draws as well as proven losses is the pruning rule of score-bounded MCTS,
+Cazenave & Saffidine 2010, for exact bounds, and is what lets the solver prove draws, e.g. the
+empty tic-tac-toe board); a proven node is not descended into, its proven value is backed up.
 """
 from __future__ import annotations
 
@@ -175,8 +177,8 @@ def expand(tree, node, moves, n, child_mover, kind, params, valid):
 def select_child(tree, node, kind, params, valid, rng, work, solver):
     """The child the node policy picks: select_row on the children rows (module docstring).
 
-    With ``solver``, children that are proven losses for the player choosing are masked out
-    (``valid`` is then used as scratch); if all are, the first child is returned.
+    With ``solver``, proven children are masked out (``valid`` is then used as scratch); if all are
+    (the node is then proven itself and not normally descended into), the first child is returned.
     """
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
     f = first[node]
@@ -184,7 +186,7 @@ def select_child(tree, node, kind, params, valid, rng, work, solver):
     if solver:
         any_valid = False
         for j in range(n):
-            ok = proven[f + j] != 0.0
+            ok = proven[f + j] < 0.0
             valid[j] = ok
             any_valid = any_valid or ok
         if not any_valid:
