@@ -1,0 +1,60 @@
+"""play_game, match, per-game seeds and the Wilson interval."""
+import pytest
+
+from treepolicies import GameRecord, Nim, RandomPlayer, UCT, game_seed, make_player, match, play_game, wilson_interval
+from treepolicies.players import Player
+
+
+def test_wilson_interval_hand_values():
+    # 50 of 100, z = 1.96: centre = (0.5 + 1.96^2/200) / (1 + 1.96^2/100) = 0.5;
+    # half = 1.96 sqrt(0.25/100 + 1.96^2/40000) / 1.038416 = 1.96 * 0.0509513 / 1.038416 = 0.0961702
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.5 - 0.0961702, abs=1e-6) and hi == pytest.approx(0.5 + 0.0961702, abs=1e-6)
+    # 0 of 10: centre = half = (1.96^2/20) / (1 + 1.96^2/10) = 0.19208 / 1.38416 = 0.138770
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(2 * 0.138770, abs=1e-5)
+    with pytest.raises(ValueError, match="n must"):
+        wilson_interval(0, 0)
+    with pytest.raises(ValueError, match="successes"):
+        wilson_interval(11, 10)
+
+
+def test_game_seeds_are_fixed_and_distinct():
+    seeds = [game_seed(0, i) for i in range(100)]
+    assert len(set(seeds)) == 100 and seeds == [game_seed(0, i) for i in range(100)]
+    assert game_seed(1, 0) != game_seed(0, 0)
+    with pytest.raises(ValueError, match="seed"):
+        game_seed(-1, 0)
+
+
+def test_same_seed_same_moves():
+    a, b = make_player("miucb:episodic=true", playouts=300), make_player("ucb1", playouts=300)
+    r1 = play_game("connect4", a, b, seed=5)
+    r2 = play_game("connect4", a, b, seed=5)
+    r3 = play_game("connect4", a, b, seed=6)
+    assert isinstance(r1, GameRecord) and r1.moves == r2.moves and r1.winner == r2.winner
+    assert r1.moves != r3.moves
+
+
+def test_match_alternates_colours_and_counts_from_a():
+    # Nim(4) is lost for the player to move, so perfect play wins exactly the games it moves second in.
+    result = match(UCT(playouts=500), RandomPlayer(), Nim(4), 6, seed=0)
+    assert [r.first for r in result.records] == ["ucb1:c=1.4142135623730951", "random"] * 3
+    assert result.wins + result.draws + result.losses == 6 == result.n_games
+    assert result.wins >= 3  # every game where the random player moves first
+    assert result.score == (result.wins + 0.5 * result.draws) / 6
+
+
+def test_illegal_move_by_a_player_is_named():
+    class Cheat(Player):
+        name = "cheat"
+
+        def choose(self, game, rng):
+            return 99
+
+    with pytest.raises(ValueError, match="'cheat' chose the illegal move 99"):
+        play_game(Nim(5), Cheat(), RandomPlayer(), seed=0)
+    with pytest.raises(ValueError, match="n_games"):
+        match(RandomPlayer(), RandomPlayer(), "nim", 0)
+    with pytest.raises(ValueError, match="unknown game"):
+        match(RandomPlayer(), RandomPlayer(), "chess", 2)

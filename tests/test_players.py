@@ -1,0 +1,87 @@
+"""Players and player specs."""
+import math
+
+import pytest
+
+from bandits import ModifiedImprovedUCB, UCB1
+from treepolicies import (PLAYER_FACTORIES, AlphaBetaPlayer, ConnectFour, MCTSPlayer, MiUCT, Nim, RandomPlayer, UCT,
+                          make_player)
+from treepolicies.players import Player
+
+
+def test_uct_and_miuct_are_search_with_their_policies():
+    assert UCT(0.5).policy == UCB1(0.5)
+    assert MiUCT().policy == ModifiedImprovedUCB(episodic=True)
+    assert UCT(playouts=10).policy == UCB1(math.sqrt(2.0))
+
+
+def test_spec_search_options_go_to_the_search_not_the_policy():
+    p = make_player("miucb:episodic=true,final=max,solver=true,reuse=true,node_cap=5000", playouts=100)
+    assert isinstance(p, MCTSPlayer) and p.policy == ModifiedImprovedUCB(episodic=True)
+    assert (p.final, p.solver, p.reuse, p.node_cap) == ("max", True, True, 5000)
+    assert p.name == "miucb:episodic=true,final=max,solver=true,reuse=true,node_cap=5000"
+    assert make_player("ucb1:c=1.4", playouts=10).policy == UCB1(1.4)
+    assert isinstance(make_player("random"), RandomPlayer)
+    ab = make_player("alphabeta:depth=3")
+    assert isinstance(ab, AlphaBetaPlayer) and ab.depth == 3
+
+
+def test_horizon_policies_take_the_playout_budget():
+    assert make_player("iucb", playouts=500).policy.horizon == 500
+    with pytest.raises(ValueError, match="horizon"):
+        make_player("iucb", seconds=1.0)
+
+
+def test_bad_specs_are_named():
+    with pytest.raises(ValueError, match="unknown player 'foo'"):
+        make_player("foo", playouts=10)
+    with pytest.raises(ValueError, match="unknown parameter 'k'"):
+        make_player("ucb1:k=2", playouts=10)
+    with pytest.raises(ValueError, match="final"):
+        make_player("ucb1:final=best", playouts=10)
+    with pytest.raises(ValueError, match="solver must be true or false"):
+        make_player("ucb1:solver=maybe", playouts=10)
+    with pytest.raises(ValueError, match="budget"):
+        make_player("ucb1")
+    with pytest.raises(ValueError, match="alphabeta"):
+        make_player("alphabeta")
+
+
+def test_registered_player_kinds():
+    class Fixed(Player):
+        name = "first"
+
+        def choose(self, game, rng):
+            return game.legal_moves()[0]
+
+    PLAYER_FACTORIES["first"] = lambda params, playouts=None, seconds=None: Fixed()
+    try:
+        assert make_player("first").choose(Nim(5), 0) == 1
+    finally:
+        del PLAYER_FACTORIES["first"]
+
+
+def test_mcts_player_with_reuse_carries_the_subtree_to_the_next_move():
+    player = make_player("ucb1:reuse=true", playouts=2000)
+    game = ConnectFour()
+    move = player.choose(game, 0)
+    game.play(move)
+    player.observe(move)
+    reply = game.legal_moves()[0]
+    expected = player._tree  # after the own move: the subtree of that move
+    game.play(reply)
+    player.observe(reply)
+    assert player._tree is not None and player._tree.stats[0, 0] >= 1
+    carried = int(player._tree.stats[0, 0])
+    player.choose(game, 1)
+    assert player.last.visits.sum() >= player.last.iterations + carried - 1
+    assert expected is not None
+    player.reset()
+    assert player._tree is None
+
+
+def test_random_player_plays_legal_moves_reproducibly():
+    g = ConnectFour()
+    moves = [RandomPlayer().choose(g, s) for s in range(20)]
+    assert set(moves) <= set(g.legal_moves()) and len(set(moves)) > 1
+    assert moves == [RandomPlayer().choose(g, s) for s in range(20)]
