@@ -83,15 +83,14 @@ def _run_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed,
             gap = best - mu[arm]
             cum_r += best - x
             cum_p += gap
-            row = acc[h]
-            row[_R] += cum_r
-            row[_R2] += cum_r * cum_r
-            row[_P] += cum_p
-            row[_P2] += cum_p * cum_p
+            acc[h, _R] += cum_r  # (no row view here: a view costs a reference count per play)
+            acc[h, _R2] += cum_r * cum_r
+            acc[h, _P] += cum_p
+            acc[h, _P2] += cum_p * cum_p
             if gap == 0.0:
-                row[_O] += 1.0
-            row[_X] += x
-            row[_X2] += x * x
+                acc[h, _O] += 1.0
+            acc[h, _X] += x
+            acc[h, _X2] += x * x
             if tracing:
                 trace_arms[c, h] = arm
                 trace_rewards[c, h] = x
@@ -169,9 +168,21 @@ def _finish(acc: np.ndarray, n: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _run_jobs(pool, jobs, job_args, absorb, bar, window, chunk_tasks, n, horizon):
+    """Submit the jobs to ``pool``, absorbing results strictly in job order (at most ``window`` pending)."""
+    pending: list = []
+    for index, (p, start) in enumerate(jobs):
+        pending.append((p, start, pool.submit(_chunk_job, *job_args(p, start))))
+        while len(pending) > window or (index == len(jobs) - 1 and pending):
+            q, q_start, future = pending.pop(0)
+            absorb(q, future.result())
+            bar.update(min(chunk_tasks, n - q_start) * horizon)
+
+
 def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Testbed, horizon: int,
                 seed: int = 0, workers: int = 1, progress: bool = True, labels: Sequence[str] | None = None,
-                chunk_tasks: int = CHUNK_TASKS, trace: bool = False) -> TestbedResult:
+                chunk_tasks: int = CHUNK_TASKS, trace: bool = False,
+                executor: concurrent.futures.Executor | None = None) -> TestbedResult:
     """Run every policy on every task of ``testbed`` for ``horizon`` plays; curves averaged over tasks.
 
     Parameters
@@ -185,6 +196,8 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
     progress : show a tqdm progress bar.
     labels : names of the policies in the results (default: the specs as given); must be unique.
     chunk_tasks : int >= 1, tasks per unit of work; it fixes the summation order (default 50).
+    executor : optional ``concurrent.futures`` executor to run the chunks in (e.g. one process pool
+        reused for many runs, whose start-up then is paid once); ``workers`` is ignored then.
     trace : also return every chosen arm and reward, ``result.trace = {"arms", "rewards"}`` of shape
         (P, n_tasks, horizon) (small runs only: P x n_tasks x horizon <= MAX_TRACE).
 
@@ -230,21 +243,16 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
 
     with tqdm(total=len(bound) * n * horizon, disable=not progress, unit="task-play", unit_scale=True,
               desc="testbed", smoothing=0.1) as bar:
-        if workers == 1:
+        if executor is None and workers == 1:
             for p, start in jobs:
                 absorb(p, _chunk_job(*job_args(p, start)))
                 bar.update(min(chunk_tasks, n - start) * horizon)
+        elif executor is not None:
+            _run_jobs(executor, jobs, job_args, absorb, bar, 2 * max(workers, 2), chunk_tasks, n, horizon)
         else:
             context = multiprocessing.get_context("spawn")
             with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                window = 2 * workers  # bounded number of finished-but-unabsorbed results
-                pending: list = []
-                for index, (p, start) in enumerate(jobs):
-                    pending.append((p, start, pool.submit(_chunk_job, *job_args(p, start))))
-                    while len(pending) > window or (index == len(jobs) - 1 and pending):
-                        q, q_start, future = pending.pop(0)
-                        absorb(q, future.result())
-                        bar.update(min(chunk_tasks, n - q_start) * horizon)
+                _run_jobs(pool, jobs, job_args, absorb, bar, 2 * workers, chunk_tasks, n, horizon)
 
     curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
     for p, acc in enumerate(totals):

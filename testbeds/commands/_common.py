@@ -29,3 +29,11 @@ def output_folder(out: "str | None", default: str) -> Path:
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
+
+
+def check_counts(args, names: "tuple[str, ...]") -> None:
+    """ValueError naming the flag when one of the integer options ``names`` is below 1."""
+    for name in names:
+        value = getattr(args, name)
+        if value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= 1, got {value}")

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import cpus, output_folder
+from testbeds.commands._common import check_counts, cpus, output_folder
 
 
 def register(sub) -> None:
     from testbeds.figures import DEFAULT_HORIZON, PAPER_ARMS, PAPER_TASKS
 
-    p = sub.add_parser("figures", help="reproduce Figures 1-2 of Liu & Tsuruoka (2015) (regret, % optimal action)",
+    p = sub.add_parser("figures", help="reproduce Figures 1-2 of Liu & Tsuruoka (2015) (regret, %% optimal action)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=None, help="output folder (default: a new results/figures[-N])")
     p.add_argument("--tasks", type=int, default=PAPER_TASKS, help="random tasks (default %(default)s, the paper's)")
@@ -37,6 +37,7 @@ def run(args) -> int:
     matplotlib.use("Agg")
     from testbeds.figures import make_figures
 
+    check_counts(args, ("tasks", "arms", "horizon", "workers"))
     folder = output_folder(args.out, "results/figures")
     written = make_figures(folder, tasks=args.tasks, horizon=args.horizon, seed=args.seed, workers=args.workers,
                            r_sweep=args.r_sweep, arms=args.arms, overwrite=args.overwrite,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import cpus, output_folder
+from testbeds.commands._common import check_counts, cpus, output_folder
 
 EPILOG = """\
 policy specs: name[:key=value,...], e.g. ucb1, ucb1:c=2, iucb, iucb:episodic=true,
@@ -44,6 +44,7 @@ def run(args) -> int:
     from testbeds.runner import run_testbed
     from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
+    check_counts(args, ("tasks", "arms", "horizon", "workers"))
     if args.env == "gaussian":
         testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, mean_sd=args.mean_sd,
                                   reward_sd=args.reward_sd, seed=args.seed)

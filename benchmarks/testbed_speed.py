@@ -1,0 +1,98 @@
+"""Speed of the bandit testbed runner: microseconds per (task x play) for every policy.
+
+    python benchmarks/testbed_speed.py                       # 2000 tasks, K = 60, horizon 10 000
+    python benchmarks/testbed_speed.py --tasks 200 --horizon 2000 --no-figures   # a quick look
+
+For each policy and each worker count (default 1 and 2) it runs ``testbeds.run_testbed`` on the
+Gaussian testbed of Liu & Tsuruoka (2015) and prints wall time / (tasks x plays).  Compilation is
+done (and cached) by a small warm-up run first, so the numbers are the steady state, except that
+worker start-up (about a second per process: spawn, imports,
+loading the numba cache) is paid once per worker count: the runs share one warmed-up process
+pool (``run_testbed(executor=...)``), so the numbers are the steady state; ``banditree figures``
+starts its own pool once.  With ``--figures`` (default on) it also times the
+full nine-curve ``banditree figures`` run at the same size in a subprocess, written to a temporary
+folder.  Targets on the 2-core reference machine: UCB1 <= 0.06 us per task-play with 2 workers;
+the figure run <= 30 s.  Timings on a shared machine vary: compare numbers from one run.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+#: The nine curves of ``banditree figures`` and epsilon-greedy.  The Bernoulli-family variants (klucb
+#: with family=bernoulli, thompson with prior=beta) are meant for rewards in [0, 1] and are far slower
+#: per play (a bisection / two gamma draws per arm): time them with --policy.
+POLICIES = ("ucb1", "iucb", "iucb:episodic=true", "miucb:r=none", "miucb:r=none,episodic=true", "miucb",
+            "miucb:episodic=true", "klucb:family=gaussian", "thompson:prior=gaussian", "egreedy:epsilon=0.1")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", type=int, default=2000)
+    parser.add_argument("--arms", type=int, default=60)
+    parser.add_argument("--horizon", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--policy", action="append", default=None, help="policies to time (default: all)")
+    parser.add_argument("--no-figures", action="store_true", help="skip timing the full figure run")
+    args = parser.parse_args(argv)
+
+    from testbeds.runner import run_testbed
+    from testbeds.testbed import GaussianTestbed
+
+    policies = args.policy or list(POLICIES)
+    testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=0)
+    warm = GaussianTestbed(n_tasks=2, n_arms=args.arms, seed=0)
+    run_testbed(policies, warm, 50, seed=0, progress=False)  # compile (or load the cache)
+    print(f"Gaussian testbed: {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}; "
+          f"us per task-play (wall time / (tasks x plays))")
+    print(f"{'policy':32s}" + "".join(f"{'workers=' + str(w):>14s}" for w in args.workers))
+    size = args.tasks * args.horizon
+    context = multiprocessing.get_context("spawn")
+    pools = {w: concurrent.futures.ProcessPoolExecutor(max_workers=w, mp_context=context)
+             for w in args.workers if w > 1}
+    try:
+        for w, pool in pools.items():  # start every worker and load the compiled code
+            run_testbed(["ucb1"], GaussianTestbed(n_tasks=4 * w, n_arms=args.arms, seed=0), 50, workers=w,
+                        progress=False, chunk_tasks=1, executor=pool)
+        for spec in policies:
+            cells = []
+            for workers in args.workers:
+                start = time.perf_counter()
+                run_testbed([spec], testbed, args.horizon, seed=0, workers=workers, progress=False,
+                            executor=pools.get(workers))
+                cells.append((time.perf_counter() - start) / size * 1e6)
+            print(f"{spec:32s}" + "".join(f"{c:14.4f}" for c in cells), flush=True)
+    finally:
+        for pool in pools.values():
+            pool.shutdown()
+
+    if not args.no_figures:
+        workers = max(args.workers)
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [sys.executable, "-m", "testbeds.cli", "figures", "--out", os.path.join(tmp, "fig"),
+                       "--tasks", str(args.tasks), "--horizon", str(args.horizon), "--arms", str(args.arms),
+                       "--workers", str(workers), "--no-progress"]
+            start = time.perf_counter()
+            done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, capture_output=True,
+                                  text=True)
+            elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            print(f"figure run failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+            return 1
+        print(f"banditree figures (nine curves, {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}, "
+              f"{workers} workers): {elapsed:.1f} s wall, including start-up and plotting")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
