@@ -1,0 +1,97 @@
+"""MCTS iterations per second from the empty board: UCT and Mi-UCT on tic-tac-toe and Connect Four.
+
+    python benchmarks/search_speed.py [--iterations 100000] [--repeats 5]
+
+Our searches run compiled (treepolicies.compiled), without early stopping, one search of
+``--iterations`` per repeat (after a warm-up that compiles); the median rate is printed.  When the
+optional ``open_spiel`` package is importable, OpenSpiel's C++ MCTS bot (``pyspiel.MCTSBot``, one
+random rollout per iteration, UCT c = sqrt 2, no solver) runs the same number of iterations on the
+same games in the same run, and its Python bot (``open_spiel.python.algorithms.mcts``) a smaller
+number (``--python-iterations``); the last column is our rate over OpenSpiel's C++ rate.
+A measurement, not a test: nothing here asserts a speed.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+from treepolicies import ConnectFour, TicTacToe, search
+
+GAMES = {"tictactoe": (TicTacToe, "tic_tac_toe"), "connect4": (ConnectFour, "connect_four")}
+POLICIES = {"UCT": f"ucb1:c={math.sqrt(2.0)!r}", "Mi-UCT": "miucb:episodic=true"}
+
+
+def ours(game_cls, spec, iterations, repeats):
+    search(game_cls(), spec, iterations=100, seed=0)  # compile
+    rates = []
+    for r in range(repeats):
+        result = search(game_cls(), spec, iterations=iterations, seed=r + 1, early_stop=False)
+        rates.append(result.iterations / result.elapsed)
+    return statistics.median(rates)
+
+
+def openspiel_cpp(name, iterations, repeats):
+    import pyspiel
+
+    game = pyspiel.load_game(name)
+    rates = []
+    for r in range(repeats):
+        bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, r), math.sqrt(2.0), iterations, 4000,
+                              False, r, False)
+        state = game.new_initial_state()
+        t0 = time.perf_counter()
+        bot.step(state)
+        rates.append(iterations / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def openspiel_python(name, iterations):
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game(name)
+    rng = np.random.RandomState(0)  # OpenSpiel's own API takes a RandomState
+    bot = mcts.MCTSBot(game, math.sqrt(2.0), iterations, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
+    t0 = time.perf_counter()
+    bot.step(game.new_initial_state())
+    return iterations / (time.perf_counter() - t0)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iterations", type=int, default=100_000)
+    parser.add_argument("--python-iterations", type=int, default=2_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    try:
+        import pyspiel  # noqa: F401
+        have_openspiel = True
+    except ImportError:
+        have_openspiel = False
+    print(f"MCTS iterations/s from the empty board, {args.iterations} iterations per search, "
+          f"median of {args.repeats}")
+    header = f"{'game':10s} {'player':8s} {'ours':>10s}"
+    if have_openspiel:
+        header += f" {'OpenSpiel C++':>14s} {'OpenSpiel Py':>13s} {'ours/C++':>9s}"
+    print(header)
+    for game_name, (cls, os_name) in GAMES.items():
+        cpp = py = None
+        if have_openspiel:
+            cpp = openspiel_cpp(os_name, args.iterations, args.repeats)
+            py = openspiel_python(os_name, args.python_iterations)
+        for label, spec in POLICIES.items():
+            rate = ours(cls, spec, args.iterations, args.repeats)
+            line = f"{game_name:10s} {label:8s} {rate:10.0f}"
+            if have_openspiel:
+                line += f" {cpp:14.0f} {py:13.0f} {rate / cpp:9.2f}"
+            print(line, flush=True)
+    if not have_openspiel:
+        print("(open_spiel not importable: OpenSpiel columns skipped)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
