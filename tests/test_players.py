@@ -85,3 +85,17 @@ def test_random_player_plays_legal_moves_reproducibly():
     moves = [RandomPlayer().choose(g, s) for s in range(20)]
     assert set(moves) <= set(g.legal_moves()) and len(set(moves)) > 1
     assert moves == [RandomPlayer().choose(g, s) for s in range(20)]
+
+
+def test_reuse_after_a_missed_observe_falls_back_to_a_fresh_tree():
+    # the player never hears of the opponent's reply: its re-rooted tree is for another position,
+    # which the search detects (the root's position is tracked for compiled games)
+    player = make_player("ucb1:reuse=true", playouts=500)
+    game = ConnectFour()
+    move = player.choose(game, 0)
+    game.play(move)
+    player.observe(move)
+    game.play(game.legal_moves()[0])  # not observed
+    reply = player.choose(game, 1)
+    assert reply in game.legal_moves()
+    assert player.last.visits.sum() == player.last.iterations  # a fresh tree

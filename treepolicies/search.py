@@ -153,6 +153,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         tree = Tree(min(node_cap, initial), policy.state_width, policy.arm_state_width)
         tree.init_root(1 - int(game.to_move))
         tree.policy_spec, tree.compiled, tree.root_key = policy.spec, compiled, key
+        tree.root_state = game.state.copy() if has_kernels else None
+        tree.kernels = game.kernels if has_kernels else None
         tree.codes, tree.objects = {}, []  # Python driver: move object <-> code
 
     start = time.perf_counter()
@@ -321,7 +323,9 @@ def _result(tree, policy, done, elapsed, reason, final, solver) -> SearchResult:
 def reroot(tree: Tree, move, game_after=None):
     """The subtree below root move ``move`` as a new tree (tree reuse), or None if it has no node.
 
-    ``game_after``: the position after the move (recorded as the new root's key for checks).
+    For a compiled game the new root's position is derived by playing ``move`` on the old root's
+    state, so a later search from another position refuses the tree (ValueError); for a Python
+    game ``game_after`` (the position after the move), if given, is recorded for the same check.
     """
     f, n = int(tree.first[0]), int(tree.nchild[0])
     if f < 0:
@@ -340,5 +344,10 @@ def reroot(tree: Tree, move, game_after=None):
     if size < 0:  # pragma: no cover - a subtree always fits in a tree of the same capacity
         return None
     new.policy_spec, new.compiled, new.codes, new.objects = tree.policy_spec, tree.compiled, tree.codes, tree.objects
+    new.kernels, new.root_state = tree.kernels, None
     new.root_key = _key(game_after) if game_after is not None else None
+    if tree.kernels is not None and tree.root_state is not None:
+        new.root_state = tree.root_state.copy()
+        tree.kernels.play(new.root_state, int(move))
+        new.root_key = new.root_state.tobytes()
     return new

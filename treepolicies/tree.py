@@ -87,6 +87,8 @@ class Tree:
         self.path = np.empty(capacity, np.int64)
         self.meta = np.zeros(2, np.int64)
         self.root_key = None  # set by the search: what position the root is (for tree reuse)
+        self.root_state = None  # compiled games: the root position (to derive a re-rooted key)
+        self.kernels = None
 
     @property
     def capacity(self) -> int:
