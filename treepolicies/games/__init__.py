@@ -121,3 +121,11 @@ from treepolicies.games.connect4 import ConnectFour  # noqa: E402
 register_game("nim", Nim)
 register_game("tictactoe", TicTacToe)
 register_game("connect4", ConnectFour)
+
+# 9x9 Go and NoGo (compiled array games; rules in docs/go-nogo.md)
+from treepolicies.games.go import Go  # noqa: E402
+from treepolicies.games.nogo import NoGo  # noqa: E402
+
+register_game("go", Go)
+register_game("nogo", NoGo)
+__all__ += ["Go", "NoGo"]

@@ -11,7 +11,9 @@ Layout (``P = W * W``; header slots ``H_*`` first, then nine arrays of length ``
 
     state[0:HDR]          header: size, to_move (0 Black, 1 White), ko point (-1 none),
                           consecutive passes, moves played, Zobrist hash, number of empty points,
-                          2 * komi, move cap, W, P
+                          2 * komi, move cap, W, P; then the root's superko list (Go): the move
+                          number it applies at and up to MAX_FORBID move codes that would repeat
+                          an earlier position of the game (written by the Python Go object)
     board   = [HDR + 0P]  EMPTY / BLACK / WHITE / BORDER per point
     chain   = [HDR + 1P]  chain id of a stone (the id is one stone of the chain, fixed until merged)
     nxt     = [HDR + 2P]  next stone of the same chain (a circular list through all its stones)
@@ -42,7 +44,7 @@ from bandits.rng import randint
 __all__ = [
     "EMPTY", "BLACK", "WHITE", "BORDER", "MIN_SIZE", "MAX_SIZE", "HDR",
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
-    "H_STRIDE", "H_NPTS", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
+    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "FORBID", "MAX_FORBID", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
     "position_hash", "ZOBRIST", "ZSTRIDE",
 ]
@@ -51,7 +53,9 @@ EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 MIN_SIZE, MAX_SIZE = 5, 19
 
 H_SIZE, H_TOMOVE, H_KO, H_PASSES, H_MOVES, H_HASH, H_NEMPTY, H_KOMI2, H_CAP, H_STRIDE, H_NPTS = range(11)
-HDR = 16
+H_FORBID_AT, H_NFORBID = 11, 12
+FORBID, MAX_FORBID = 16, 16
+HDR = FORBID + MAX_FORBID
 
 ZSTRIDE = (MAX_SIZE + 2) ** 2
 
@@ -83,6 +87,7 @@ def new_state(size: int, komi2: int = 0, cap: int = 0) -> np.ndarray:
     state = np.zeros(HDR + 9 * npts, dtype=np.int64)
     state[H_SIZE], state[H_KO], state[H_KOMI2], state[H_CAP] = size, -1, komi2, cap
     state[H_STRIDE], state[H_NPTS] = w, npts
+    state[H_FORBID_AT] = -1
     board = state[HDR:HDR + npts]
     board[:] = BORDER
     empties = state[HDR + 7 * npts:HDR + 8 * npts]

@@ -28,14 +28,10 @@ import numpy as np
 
 from treepolicies.games import board as bd
 from treepolicies.games.board import (
-    BLACK, EMPTY, H_CAP, H_HASH, H_KO, H_MOVES, H_PASSES, H_SIZE, H_STRIDE, H_TOMOVE, HDR, WHITE,
+    BLACK, EMPTY, FORBID, H_CAP, H_FORBID_AT, H_HASH, H_KO, H_MOVES, H_NFORBID, H_PASSES, H_SIZE,
+    H_STRIDE, H_TOMOVE, HDR, MAX_FORBID, WHITE,
 )
-try:  # the tree layer's protocol (docs/contracts.md section 2)
-    from treepolicies.games import GameKernels
-except ImportError:  # pragma: no cover (tree layer not in this checkout yet)
-    from collections import namedtuple
-
-    GameKernels = namedtuple("GameKernels", "legal play to_move terminal result playout")
+from treepolicies.games import CompiledGame, GameKernels
 
 __all__ = ["Go", "GO_KERNELS", "BoardGame", "COLUMNS"]
 
@@ -55,19 +51,30 @@ def go_terminal(state):
 
 @nb.njit(cache=True)
 def go_legal(state, out):
-    """Write the search's moves to out: legal non-own-eye points in code order, else pass."""
+    """Write the search's moves to out: legal non-own-eye points in code order, else pass.
+
+    At the move number recorded in ``H_FORBID_AT`` (the root of a search from a real game
+    position) the moves of the superko list are left out too.
+    """
     if go_terminal(state):
         return 0
     n = state[H_SIZE]
     w = state[H_STRIDE]
     colour = state[H_TOMOVE] + 1
+    nf = state[H_NFORBID] if state[H_MOVES] == state[H_FORBID_AT] else 0
     k = 0
     for r in range(n):
         for c in range(n):
             p = (r + 1) * w + c + 1
             if state[HDR + p] == EMPTY and bd.go_legal_point(state, p, colour) and not bd.own_eye(state, p, colour):
-                out[k] = r * n + c
-                k += 1
+                code = r * n + c
+                allowed = True
+                for j in range(nf):
+                    if state[FORBID + j] == code:
+                        allowed = False
+                if allowed:
+                    out[k] = code
+                    k += 1
     if k == 0:
         out[0] = n * n
         k = 1
@@ -128,7 +135,7 @@ def go_playout(state, rng):
 GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
 
 
-class BoardGame:
+class BoardGame(CompiledGame):
     """Python side shared by Go and NoGo: the seeds' interface over the compiled kernels.
 
     Subclasses set ``kernels``, ``is_legal_kernel``, ``name`` and ``allows_pass``.
@@ -327,6 +334,7 @@ class Go(BoardGame):
         self.komi = float(komi)
         self._init_common(size, int(round(2 * komi)), int(move_cap))
         self._seen = {self.position_hash}
+        self._mark_superko()
 
     def copy(self):
         other = super().copy()
@@ -336,6 +344,22 @@ class Go(BoardGame):
     def _reset_history(self) -> None:
         super()._reset_history()
         self._seen = {self.position_hash}
+        self._mark_superko()
+
+    def _mark_superko(self) -> None:
+        """Write the search candidates that would repeat a position into the state's superko list,
+        so that the compiled search leaves them out at its root (docs/go-nogo.md)."""
+        s = self.state
+        s[H_FORBID_AT], s[H_NFORBID] = -1, 0
+        forbidden = [m for m in super().legal_moves() if self._repeats(m)]
+        forbidden = forbidden[:MAX_FORBID]  # more is impossible in practice; play() still checks all
+        s[FORBID:FORBID + len(forbidden)] = forbidden
+        s[H_NFORBID] = len(forbidden)
+        s[H_FORBID_AT] = s[H_MOVES]
+
+    def set_to_move(self, player: int) -> None:
+        super().set_to_move(player)
+        self._mark_superko()
 
     @property
     def move_cap(self) -> int:
@@ -359,9 +383,9 @@ class Go(BoardGame):
 
     def legal_moves(self) -> list[int]:
         """The search's moves (non-own-eye legal points, else pass) without superko violations."""
-        moves = [m for m in super().legal_moves() if not self._repeats(m)]
-        if not moves and not self.terminal():
-            moves = [self.PASS]
+        moves = super().legal_moves()
+        if self.state[H_NFORBID] == MAX_FORBID:  # list full: check every move (never seen in practice)
+            moves = [m for m in moves if not self._repeats(m)] or [self.PASS]
         return moves
 
     def all_legal_moves(self) -> list[int]:
@@ -373,6 +397,7 @@ class Go(BoardGame):
     def play(self, move) -> None:
         super().play(move)
         self._seen.add(self.position_hash)
+        self._mark_superko()
 
     def score(self) -> float:
         """Area of Black minus area of White minus komi (Tromp-Taylor, all stones counted alive)."""
