@@ -227,19 +227,28 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         return (bound[p], np.ascontiguousarray(testbed.means[start:stop]), testbed.env_code, testbed.seed,
                 testbed.reward_sd, seed, start, horizon, trace)
 
-    totals = [np.zeros((horizon, NACC)) for _ in bound]
+    curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
+    totals: dict[int, np.ndarray] = {}  # per-play sums of the policies still running
+    absorbed = [0] * len(bound)
     diagnostics: list[dict[str, float]] = [{} for _ in bound]
     traces = [[] for _ in bound]
 
     def absorb(p, outcome):
         acc, diag, tr = outcome
-        totals[p] += acc  # chunk order: jobs are absorbed in the order they were listed
+        if p in totals:
+            totals[p] += acc  # chunk order: jobs are absorbed in the order they were listed
+        else:
+            totals[p] = acc
         for key, value in diag.items():
             diagnostics[p][key] = diagnostics[p].get(key, 0.0) + value
         if tr is not None:
             traces[p].append(tr)
+        absorbed[p] += 1
+        if absorbed[p] == len(starts):  # policy done: its curves, and free its sums
+            for name, values in _finish(totals.pop(p), n).items():
+                curves[name][p] = values
 
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     with tqdm(total=len(bound) * n * horizon, disable=not progress, unit="task-play", unit_scale=True,
               desc="testbed", smoothing=0.1) as bar:
@@ -254,10 +263,6 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
             with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
                 _run_jobs(pool, jobs, job_args, absorb, bar, 2 * workers, chunk_tasks, n, horizon)
 
-    curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
-    for p, acc in enumerate(totals):
-        for name, values in _finish(acc, n).items():
-            curves[name][p] = values
     config = {
         "testbed": testbed.config(),
         "horizon": horizon,
