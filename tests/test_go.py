@@ -261,3 +261,21 @@ def test_copy_is_independent():
     h = g.copy()
     h.play(0)
     assert g.board()[0, 0] == 0 and g.moves == [] and h.moves == [0]
+
+
+def test_compiled_search_leaves_superko_moves_out_of_its_root():
+    from treepolicies import search
+
+    g = Go.from_diagram("""
+        X O . O O
+        . O . X O
+        O X O X .
+        X X O O X
+        . . . X X
+    """)
+    g.play(g.str_to_move("A4"))
+    g.play(g.str_to_move("A3"))
+    a5 = g.str_to_move("A5")
+    assert a5 not in g.legal_moves()
+    result = search(g, "ucb1:c=0.5", iterations=300, seed=0)
+    assert a5 not in result.moves and sorted(result.moves) == sorted(g.legal_moves())

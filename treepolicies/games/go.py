@@ -151,6 +151,8 @@ class BoardGame(CompiledGame):
         self.state = bd.new_state(self.size, komi2, cap)
         self.max_moves = self.size * self.size + (1 if self.allows_pass else 0)
         self.moves: list[int] = []
+        self.setup: list[tuple[int, int]] = []  # (colour 1 Black / 2 White, code) stones of the start
+        self.first_to_move = 0
         self._buf = np.empty(self.max_moves, dtype=np.int64)
 
     # -- copies ---------------------------------------------------------------------------------
@@ -306,9 +308,25 @@ class BoardGame(CompiledGame):
         game._reset_history()
         return game
 
+    def setup_position(self, stones, to_move: int = 0) -> None:
+        """Start the game record from an empty board with ``stones`` ((colour 1/2, code) pairs)
+        and ``to_move`` to play (SGF AB/AW/PL); only before any move is played."""
+        if self.moves or self.setup or (self.board() != 0).any():
+            raise ValueError("setup_position needs an empty board with no move played")
+        stones = [(int(c), int(m)) for c, m in stones]
+        for colour, move in stones:
+            if colour not in (BLACK, WHITE) or not 0 <= move < self.size * self.size:
+                raise ValueError(f"setup stone must be (1 or 2, code in 0..{self.size ** 2 - 1}), got {(colour, move)}")
+        self._setup(stones)
+        self.set_to_move(to_move)
+        self._reset_history()
+
     def _reset_history(self) -> None:
         """Hook: the current position becomes the start of the game record."""
         self.moves = []
+        flat = self.board().ravel()
+        self.setup = [(int(flat[m]), m) for m in np.flatnonzero(flat).tolist()]
+        self.first_to_move = self.to_move
 
 
 class Go(BoardGame):

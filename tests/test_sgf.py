@@ -1,0 +1,99 @@
+"""SGF FF[4]: write a finished game, read it back, get the same position, moves and result."""
+import numpy as np
+import pytest
+
+from treepolicies.games.go import Go
+from treepolicies.games.nogo import NoGo
+from treepolicies.sgf import load_sgf, parse_sgf, write_sgf
+
+
+def random_game(game, seed):
+    rng = np.random.default_rng(seed)
+    while not game.terminal():
+        legal = game.legal_moves()
+        game.play(int(legal[rng.integers(len(legal))]))
+    return game
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_go_round_trip(seed):
+    g = random_game(Go(size=9), seed)
+    text = write_sgf(g, black="miucb:episodic=true", white="ucb1:c=0.5")
+    for prop in ("FF[4]", "GM[1]", "SZ[9]", "KM[7.5]", "RU[Chinese]", "PB[miucb:episodic=true]",
+                 "PW[ucb1:c=0.5]", f"RE[{g.result_string()}]"):
+        assert prop in text
+    back = load_sgf(text)
+    assert isinstance(back, Go) and back.moves == g.moves
+    assert (back.board() == g.board()).all() and back.to_move == g.to_move
+    assert back.terminal() and back.result_string() == g.result_string()
+    rec = parse_sgf(text)
+    assert rec.result == g.result_string() and rec.black == "miucb:episodic=true" and rec.komi == 7.5
+    # passes are written as B[] / W[] (the game ended by two passes or by the cap)
+    assert g.moves.count(g.PASS) == text.count("B[]") + text.count("W[]")
+
+
+def test_nogo_round_trip():
+    g = random_game(NoGo(size=7), 3)
+    text = write_sgf(g)
+    assert "RU[NoGo]" in text and "KM[" not in text
+    assert f"RE[{'W' if g.to_move == 0 else 'B'}+R]" in text
+    back = load_sgf(text)
+    assert isinstance(back, NoGo) and back.moves == g.moves and (back.board() == g.board()).all()
+    assert back.terminal() and back.winner() == g.winner()
+
+
+def test_position_at_a_move_number_and_from_a_file(tmp_path):
+    g = Go(size=5)
+    for m in (12, 6, 18):
+        g.play(m)
+    path = tmp_path / "game.sgf"
+    path.write_text(write_sgf(g))
+    two = load_sgf(str(path), move_number=2)
+    assert two.moves == [12, 6] and two.to_move == 0
+    assert load_sgf(path).moves == [12, 6, 18]
+
+
+def test_setup_stones_and_player_to_move_round_trip():
+    g = Go.from_diagram("""
+        . X . . .
+        X O . . .
+        . . . . .
+        . . . . .
+        . . . . .
+    """, to_move=1)
+    g.play(g.str_to_move("C5"))
+    text = write_sgf(g)
+    assert "AB[ba][ab]" in text and "AW[bb]" in text and "PL[W]" in text and ";W[ca]" in text
+    back = load_sgf(text)
+    assert (back.board() == g.board()).all() and back.setup == g.setup and back.moves == g.moves
+
+
+def test_reader_keeps_the_main_line_and_handles_escapes():
+    text = r"""(;FF[4]GM[1]SZ[5]KM[0.5]PB[a \] b\\]C[two
+lines];B[cc](;W[bb];B[dd])(;W[dd]))"""
+    rec = parse_sgf(text)
+    assert rec.black == "a ] b\\" and rec.size == 5
+    assert rec.moves == [(0, 12), (1, 6), (0, 18)]  # cc, bb, dd: the first variation
+    g = load_sgf(text)
+    assert g.moves == [12, 6, 18] and g.komi == 0.5
+
+
+def test_names_with_brackets_are_escaped_when_written():
+    g = Go(size=5)
+    back = parse_sgf(write_sgf(g, black="x]y", white="back\\slash"))
+    assert back.black == "x]y" and back.white == "back\\slash" and back.result == ""
+
+
+@pytest.mark.parametrize("text,match", [
+    ("no tree here", "no '\\('"),
+    ("(;GM[1]SZ[5];B[cc]", "not closed"),
+    ("(;GM[1]SZ[5];B[zz])", "two letters"),
+    ("(;GM[2]SZ[5])", "GM"),
+    ("(;GM[1]SZ[x])", "SZ"),
+    ("(;GM[1]SZ[5];B[cc];W[cc])", "illegal"),
+    ("(;GM[1]SZ[5];B[cc", "unterminated"),
+    ("(;GM[1]SZ[25])", "size"),
+])
+def test_malformed_sgf_is_a_clear_error(text, match):
+    with pytest.raises(ValueError, match=match):
+        load_sgf(text)

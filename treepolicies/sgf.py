@@ -1,0 +1,265 @@
+"""SGF (Smart Game Format, FF[4]) for Go and NoGo games: write a game record, read one back.
+
+Written: ``(;FF[4]GM[1]CA[UTF-8]AP[banditree]SZ[9]KM[7.5]RU[Chinese]PB[...]PW[...]RE[B+3.5]
+;B[ee];W[]...)`` with optional AB/AW/PL for a start position that is not the empty board.
+Coordinates: two letters, column then row, ``a`` = first, rows from the top (so move code
+``row * size + col`` is ``chr(97 + col) + chr(97 + row)``); a pass is ``[]`` (``[tt]`` is also read
+as a pass on boards up to 19x19).  NoGo records are written with GM[1] and RU[NoGo], and read back
+as NoGo when RU says so.  Property values are escaped (``\\]`` and ``\\\\``) as FF[4] requires.
+
+Reading keeps the main line (first variation at every branch), the root properties, setup stones
+(AB/AW in the root node) and the moves; anything else is ignored.  Malformed text raises
+ValueError saying where.  Reference: https://www.red-bean.com/sgf/ (FF[4]).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+__all__ = ["SgfRecord", "write_sgf", "parse_sgf", "load_sgf", "game_from_record"]
+
+
+@dataclasses.dataclass
+class SgfRecord:
+    """What an SGF main line says: root properties, setup stones and moves.
+
+    size, komi, rules, result, black, white: root properties (result "" if absent)
+    game: "go" or "nogo" (from RU)
+    setup: [(colour 1 Black / 2 White, code)]; to_move: 0 Black / 1 White (PL, else Black)
+    moves: [(player 0 Black / 1 White, code or None for pass)]
+    properties: every root property as {name: [values]}
+    """
+
+    size: int = 19
+    komi: float = 0.0
+    rules: str = ""
+    result: str = ""
+    black: str = ""
+    white: str = ""
+    game: str = "go"
+    setup: list = dataclasses.field(default_factory=list)
+    to_move: int = 0
+    moves: list = dataclasses.field(default_factory=list)
+    properties: dict = dataclasses.field(default_factory=dict)
+
+
+def _escape(text: str) -> str:
+    return str(text).replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _point(code: int, size: int) -> str:
+    r, c = divmod(int(code), size)
+    return chr(97 + c) + chr(97 + r)
+
+
+def write_sgf(game, black: str = "Black", white: str = "White", result: str | None = None,
+              comment: str | None = None) -> str:
+    """SGF text of ``game`` (a Go or NoGo object): its start position and every move played.
+
+    result: RE value; default the game's own result once it is over (``B+3.5``, ``W+R``, ``0``),
+    omitted for an unfinished game.
+    """
+    size = game.size
+    nogo = game.name == "nogo"
+    props = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "banditree"), ("SZ", str(size))]
+    if nogo:
+        props.append(("RU", "NoGo"))
+    else:
+        props += [("KM", f"{game.komi:g}"), ("RU", "Chinese")]
+    props += [("PB", black), ("PW", white)]
+    if result is None and game.terminal():
+        result = game.result_string()
+    if result:
+        props.append(("RE", result))
+    if comment:
+        props.append(("C", comment))
+    root = "".join(f"{k}[{_escape(v)}]" for k, v in props)
+    for colour, key in ((1, "AB"), (2, "AW")):
+        pts = [_point(m, size) for c, m in game.setup if c == colour]
+        if pts:
+            root += key + "".join(f"[{p}]" for p in pts)
+    if game.setup and game.first_to_move == 1:
+        root += "PL[W]"
+    nodes = []
+    player = game.first_to_move
+    for move in game.moves:
+        value = "" if move == size * size else _point(move, size)
+        nodes.append(f";{'BW'[player]}[{value}]")
+        player = 1 - player
+    lines = [f"(;{root}"]
+    for i in range(0, len(nodes), 12):
+        lines.append("".join(nodes[i:i + 12]))
+    return "\n".join(lines) + ")\n"
+
+
+# -- reading ---------------------------------------------------------------------------------------
+def _nodes(text: str):
+    """Main-line nodes of the first game tree: a list of {property: [values]}.
+
+    Iterative (hostile nesting cannot exhaust the recursion limit): a stack holds, per open
+    ``(``, whether that tree lies on the main line and whether it already had a child tree.
+    """
+    i, n = 0, len(text)
+    while i < n and text[i] != "(":
+        i += 1
+    if i == n:
+        raise ValueError("not an SGF record: no '(' found")
+    nodes: list = []
+    stack: list = []  # [on_main_line, had_child]
+    current = None
+    while i < n:
+        ch = text[i]
+        if ch == "(":
+            main = True
+            if stack:
+                main = stack[-1][0] and not stack[-1][1]
+                stack[-1][1] = True
+            stack.append([main, False])
+            current = None
+            i += 1
+        elif ch == ")":
+            if not stack:
+                raise ValueError(f"unbalanced ')' in SGF at position {i}")
+            stack.pop()
+            if not stack:
+                return nodes
+            current = None
+            i += 1
+        elif ch == ";":
+            if not stack:
+                raise ValueError(f"SGF node outside a game tree at position {i}")
+            current = {}
+            if stack[-1][0]:
+                nodes.append(current)
+            i += 1
+        elif ch.isspace():
+            i += 1
+        elif ch.isalpha():
+            j = i
+            while j < n and text[j].isalpha():
+                j += 1
+            name = "".join(c for c in text[i:j] if c.isupper())  # FF[3] lower-case letters dropped
+            i = j
+            values = []
+            while True:
+                while i < n and text[i].isspace():
+                    i += 1
+                if i >= n or text[i] != "[":
+                    break
+                i += 1
+                value = []
+                while i < n and text[i] != "]":
+                    if text[i] == "\\" and i + 1 < n:
+                        i += 1
+                        if text[i] in "\r\n":  # soft line break
+                            i += 1
+                            continue
+                    value.append(text[i])
+                    i += 1
+                if i >= n:
+                    raise ValueError(f"SGF property {name} has an unterminated value")
+                i += 1
+                values.append("".join(value))
+            if not values:
+                raise ValueError(f"SGF property {name!r} has no value (at position {i})")
+            if current is None:
+                raise ValueError(f"SGF property {name!r} outside a node (at position {i})")
+            current.setdefault(name, []).extend(values)
+        else:
+            raise ValueError(f"unexpected character {ch!r} in SGF at position {i}")
+    raise ValueError("SGF record is not closed with ')'")
+
+
+def _code(value: str, size: int):
+    """Move code of an SGF point, None for a pass."""
+    v = value.strip()
+    if v == "" or (v == "tt" and size <= 19):
+        return None
+    if len(v) != 2 or not ("a" <= v[0] < chr(97 + size)) or not ("a" <= v[1] < chr(97 + size)):
+        raise ValueError(f"SGF point must be two letters a..{chr(96 + size)}, got {value!r}")
+    return (ord(v[1]) - 97) * size + (ord(v[0]) - 97)
+
+
+def parse_sgf(text: str) -> SgfRecord:
+    """The main line of the first game in ``text`` as an :class:`SgfRecord` (ValueError if malformed)."""
+    nodes = _nodes(str(text))
+    if not nodes:
+        raise ValueError("SGF record has no node")
+    root = nodes[0]
+    rec = SgfRecord(properties=root)
+    gm = root.get("GM", ["1"])[0].strip()
+    if gm != "1":
+        raise ValueError(f"SGF GM must be 1 (Go), got {gm!r}")
+    try:
+        sz = root.get("SZ", ["19"])[0].split(":")[0]
+        rec.size = int(sz)
+    except ValueError:
+        raise ValueError(f"SGF SZ must be an integer, got {root['SZ'][0]!r}") from None
+    try:
+        rec.komi = float(root.get("KM", ["0"])[0] or 0)
+    except ValueError:
+        raise ValueError(f"SGF KM must be a number, got {root['KM'][0]!r}") from None
+    first = lambda key: root.get(key, [""])[0]  # noqa: E731
+    rec.rules, rec.result, rec.black, rec.white = first("RU"), first("RE"), first("PB"), first("PW")
+    rec.game = "nogo" if rec.rules.strip().lower() == "nogo" else "go"
+    for key, colour in (("AB", 1), ("AW", 2)):
+        for value in root.get(key, []):
+            if ":" in value:  # compressed rectangle aa:cc
+                a, b = (_code(v, rec.size) for v in value.split(":"))
+                if a is None or b is None:
+                    raise ValueError(f"SGF {key} rectangle {value!r} is not two points")
+                (r0, c0), (r1, c1) = divmod(a, rec.size), divmod(b, rec.size)
+                rec.setup += [(colour, r * rec.size + c) for r in range(min(r0, r1), max(r0, r1) + 1)
+                              for c in range(min(c0, c1), max(c0, c1) + 1)]
+            else:
+                code = _code(value, rec.size)
+                if code is None:
+                    raise ValueError(f"SGF {key} needs a point, got {value!r}")
+                rec.setup.append((colour, code))
+    pl = first("PL").strip().upper()
+    rec.to_move = 1 if pl in ("W", "WHITE") else 0
+    for k, node in enumerate(nodes):
+        if k > 0 and ("AB" in node or "AW" in node or "AE" in node):
+            raise ValueError(f"SGF setup (AB/AW/AE) after the root node (node {k}) is not supported")
+        for key, player in (("B", 0), ("W", 1)):
+            if key in node:
+                rec.moves.append((player, _code(node[key][0], rec.size)))
+    return rec
+
+
+def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str | None = None):
+    """The position after the first ``move_number`` moves (all if None) of a record, as a game
+    object with that history (Go with the record's komi, or NoGo).  Illegal moves: ValueError."""
+    from treepolicies.games.go import Go
+    from treepolicies.games.nogo import NoGo
+
+    kind = game or rec.game
+    if kind not in ("go", "nogo"):
+        raise ValueError(f"game must be 'go' or 'nogo', got {kind!r}")
+    if move_number is not None and (isinstance(move_number, bool) or not isinstance(move_number, int) or move_number < 0):
+        raise ValueError(f"move_number must be an integer >= 0, got {move_number!r}")
+    g = Go(size=rec.size, komi=rec.komi) if kind == "go" else NoGo(size=rec.size)
+    if rec.setup or rec.to_move:
+        g.setup_position(rec.setup, rec.to_move)
+    moves = rec.moves if move_number is None else rec.moves[:move_number]
+    for k, (player, code) in enumerate(moves):
+        if code is None:
+            code = g.size * g.size
+        if player != g.to_move:
+            g.set_to_move(player)
+        if not g.is_legal(code):
+            raise ValueError(f"SGF move {k + 1} ({'BW'[player]} {g.move_to_str(code) if code <= g.size ** 2 else code}) is illegal")
+        g.play(code)
+    return g
+
+
+def load_sgf(source, move_number: int | None = None, game: str | None = None):
+    """A game object from SGF text or a file path (see :func:`game_from_record`)."""
+    text = str(source)
+    if "(" not in text and os.path.exists(text):
+        with open(text, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    elif isinstance(source, os.PathLike):
+        with open(source, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    return game_from_record(parse_sgf(text), move_number, game)
