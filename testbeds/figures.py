@@ -14,7 +14,9 @@ horizon 10 000 plays [OURS].  Curves, with the paper's legend names (``PAPER_CUR
     Thompson sampling                 thompson:prior=gaussian
 
 Gaussian KL-UCB with c = 0 and sigma = 1 has the index w_i + sqrt(2 log t / t_i), which is UCB1's:
-with common random numbers the two curves coincide exactly, so KL-UCB is drawn dashed.
+with common random numbers the two curves coincide exactly, so KL-UCB is drawn dashed.  Likewise
+"no r" is greedy once every arm is tried (U_i = w_i + the same bonus for all arms), whatever T and
+Delta are, so its known-horizon and episodic curves coincide; the episodic one is drawn dashed.
 
 Figure 1 is the cumulative regret (optimal mean minus received reward), Figure 2 the % optimal
 action, each on a linear and a log x axis.  ``r_sweep=True`` adds the five readings of r of
@@ -111,7 +113,7 @@ def make_figures(out: "str | os.PathLike", tasks: int = PAPER_TASKS, horizon: in
     from testbeds import plots
 
     paper = [label for label, _ in PAPER_CURVES]
-    styles = {"KL-UCB": "--", "Thompson sampling": "-."}
+    styles = {"KL-UCB": "--", "Modified I-UCB (no r, episodic)": "--", "Thompson sampling": "-."}
     size = f"{tasks} tasks, K = {arms}, means ~ N(0,1), rewards ~ N(mean,1)"
     figures = [
         ("fig1_regret", plots.regret_figure(result, paper, title=f"Figure 1: cumulative regret ({size})",

@@ -193,6 +193,8 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
     horizon : int >= 1, plays per task.
     seed : int >= 0, seed of the policies' own randomness (task i uses stream (seed, i, 1)).
     workers : int >= 1, worker processes (1 runs in this process); the numbers do not depend on it.
+        Workers are started with "spawn", so a script that calls this with workers > 1 needs the
+        usual ``if __name__ == "__main__":`` guard (notebooks and the command line need nothing).
     progress : show a tqdm progress bar.
     labels : names of the policies in the results (default: the specs as given); must be unique.
     chunk_tasks : int >= 1, tasks per unit of work; it fixes the summation order (default 50).
