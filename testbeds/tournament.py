@@ -131,18 +131,26 @@ def play_task(task: Task) -> tuple[int, GameRow]:
         score_a = 0.5
     else:
         score_a = 1.0 if (winner == 0) == a_first else 0.0
-    sgf = _sgf(cfg, record, spec_first, spec_second)
+    sgf = _sgf(game, record, spec_first, spec_second)
     return task.run_id, GameRow(i, seed, spec_first, spec_second, a_first, winner, score_a,
                                 int(record.n_moves), sgf, seconds)
 
 
-def _sgf(cfg: MatchConfig, record, black: str, white: str) -> str | None:
-    """The game as SGF text where the game is Go-like (``treepolicies.sgf``), else None."""
-    if cfg.game not in ("go", "nogo"):
-        return None
-    from treepolicies import sgf
+def _sgf(start, record, black: str, white: str) -> str | None:
+    """The game as SGF text where the game is Go-like (Go, NoGo: ``treepolicies.sgf``), else None.
 
-    return sgf.record_to_sgf(record, black=black, white=white)
+    ``start``: the initial position (play_game does not modify it); the moves are replayed on a copy.
+    """
+    from treepolicies.games import Go, NoGo
+
+    if not isinstance(start, (Go, NoGo)):
+        return None
+    from treepolicies.sgf import write_sgf
+
+    game = start.copy()
+    for move in record.moves:
+        game.play(move)
+    return write_sgf(game, black=black, white=white)
 
 
 # -- executing task lists ------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import treepolicies
 from testbeds.store import ResultStore
 from testbeds.tournament import MatchConfig, Task, plan_tasks, run_match, run_tasks
 
-GAME = "tictactoe"  # fast Python-driven games; the Go-like path (SGF) is tested in test_tournament_sgf.py
+GAME = "tictactoe"  # fast games; the Go-like path (SGF) is tested on 5x5 NoGo below
 CFG = MatchConfig(game=GAME, a="miucb:episodic=true", b="ucb1:c=0.5", playouts=60, seed=3)
 
 
@@ -116,3 +116,21 @@ def test_plan_interleaves_runs(tmp_path):
         tasks = plan_tasks(store, [(r1, CFG.as_dict()), (r2, other.as_dict())], 3)
         assert [(t.run_id, t.index) for t in tasks] == [(r1, 0), (r2, 0), (r1, 1), (r2, 1), (r1, 2), (r2, 2)]
         assert isinstance(tasks[0], Task) and tasks[0].config == CFG.as_dict()
+
+
+def test_go_like_games_are_stored_with_their_sgf(tmp_path):
+    from treepolicies.sgf import parse_sgf
+
+    cfg = MatchConfig(game="nogo", a="miucb:episodic=true", b="ucb1:c=0.5", playouts=30, seed=2,
+                      game_options={"size": 5})
+    out = run_match(cfg, 2, db=tmp_path / "n.sqlite", progress=False)
+    with ResultStore(tmp_path / "n.sqlite") as s:
+        rows = s.games(1)
+    assert [r.outcome() for r in rows] == [r.outcome() for r in out.games]
+    for g in rows:
+        rec = parse_sgf(g.sgf)
+        assert rec.game == "nogo" and rec.size == 5
+        assert (rec.black, rec.white) == (g.first, g.second)  # the first player is Black
+        assert len(rec.moves) == g.n_moves
+        assert [p for p, _ in rec.moves] == [k % 2 for k in range(g.n_moves)]
+        assert rec.result == ("B+R" if g.winner == 0 else "W+R")  # NoGo: the side left without a move loses
