@@ -329,6 +329,12 @@ class BoardGame(CompiledGame):
         self.first_to_move = self.to_move
 
 
+def _check_komi(komi, size):
+    if isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(komi) or float(komi) * 2 != round(float(komi) * 2) or abs(komi) > size * size:
+        raise ValueError(f"komi must be a multiple of 0.5 with |komi| <= {size * size}, got {komi!r}")
+
+
 class Go(BoardGame):
     """Go with area scoring, komi and positional superko; a compiled array game (kernels ``GO_KERNELS``).
 
@@ -342,9 +348,7 @@ class Go(BoardGame):
 
     def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):
         size = bd.check_size(size)
-        if isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer, np.floating)) \
-                or not math.isfinite(komi) or float(komi) * 2 != round(float(komi) * 2) or abs(komi) > size * size:
-            raise ValueError(f"komi must be a multiple of 0.5 with |komi| <= {size * size}, got {komi!r}")
+        _check_komi(komi, size)
         if move_cap is None:
             move_cap = 3 * size * size
         if isinstance(move_cap, bool) or not isinstance(move_cap, (int, np.integer)) or move_cap < 1:
@@ -378,6 +382,12 @@ class Go(BoardGame):
     def set_to_move(self, player: int) -> None:
         super().set_to_move(player)
         self._mark_superko()
+
+    def set_komi(self, komi: float) -> None:
+        """Change the komi (a multiple of 0.5, |komi| <= points), e.g. for GTP ``komi``."""
+        _check_komi(komi, self.size)
+        self.komi = float(komi)
+        self.state[bd.H_KOMI2] = int(round(2 * komi))
 
     @property
     def move_cap(self) -> int:

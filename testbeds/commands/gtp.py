@@ -1,0 +1,54 @@
+"""``banditree gtp``: a Go Text Protocol (version 2) engine on stdin/stdout, for Go or NoGo.
+
+    banditree gtp --game go --size 9 --player miucb:episodic=true --playouts 3000
+    banditree gtp --game nogo --player ucb1:c=0.5 --seconds 5
+
+Drive it from GoGui, Sabaki, gomill or GNU Go's twogtp, e.g.
+``gogui-twogtp -black "banditree gtp --game go" -white "gnugo --mode gtp --chinese-rules"``.
+Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board,
+komi, play, genmove, undo, showboard, final_score, loadsgf, quit (treepolicies.gtp).  Nothing but
+protocol answers is written to stdout.
+
+Importing this module also registers the ``gnugo:level=N`` player kind (treepolicies.gtp_client),
+so ``banditree match --game go --a miucb:episodic=true --b gnugo:level=10 ...`` works.
+"""
+from __future__ import annotations
+
+import argparse
+
+try:  # registers the gnugo player kind for `banditree match`
+    import treepolicies.gtp_client  # noqa: F401
+except ImportError:  # pragma: no cover - the tree layer's players module is missing in this checkout
+    pass
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("gtp", help="run a GTP engine (Go or NoGo) on stdin/stdout",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", choices=("go", "nogo"), default="go", help="go (default) or nogo")
+    p.add_argument("--size", type=int, default=9, help="board size 5..19 (default 9; GTP boardsize changes it)")
+    p.add_argument("--komi", type=float, default=7.5, help="komi for go (default 7.5)")
+    p.add_argument("--player", default="miucb:episodic=true",
+                   help="player spec (default miucb:episodic=true; e.g. ucb1:c=0.5, random)")
+    p.add_argument("--playouts", type=int, default=None, help="MCTS iterations per move (default 3000)")
+    p.add_argument("--seconds", type=float, default=None, help="time per move in seconds instead of --playouts")
+    p.add_argument("--seed", type=int, default=0, help="seed of the engine's randomness (default 0)")
+    p.add_argument("--name", default="banditree", help="name the engine reports")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from treepolicies.gtp import GtpEngine
+
+    playouts = args.playouts
+    if playouts is None and args.seconds is None:
+        playouts = 3000
+    if playouts is not None and playouts < 1:
+        raise ValueError(f"--playouts must be >= 1, got {playouts}")
+    if args.seconds is not None and not args.seconds > 0:
+        raise ValueError(f"--seconds must be > 0, got {args.seconds}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
+                       playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name)
+    return engine.run()

@@ -1,0 +1,200 @@
+"""GTP engine: a scripted session with its exact transcript, bad and hostile input, NoGo over GTP."""
+import io
+import re
+import subprocess
+import sys
+
+import pytest
+
+from treepolicies.gtp import MAX_LINE, GtpEngine, clean_line
+
+
+def session(engine, script: bytes) -> str:
+    out = io.StringIO()
+    engine.run(io.BytesIO(script), out)
+    return out.getvalue()
+
+
+def test_scripted_session_transcript():
+    e = GtpEngine(game="go", size=9, player="random")
+    script = b"""protocol_version
+1 name
+known_command genmove
+known_command frobnicate
+boardsize 5
+# a comment line, ignored
+play black C3   # trailing comment
+play white C3
+play w Z9
+play w I3
+play purple C2
+play w
+frobnicate
+2 komi seven
+komi 0.5
+play w c2
+undo
+undo
+undo
+showboard
+final_score
+quit
+play b a1
+"""
+    expected = (
+        "= 2\n\n"
+        "=1 banditree\n\n"
+        "= true\n\n"
+        "= false\n\n"
+        "= \n\n"
+        "= \n\n"
+        "? illegal move\n\n"                                   # C3 is occupied
+        "? syntax error: invalid vertex 'Z9'\n\n"
+        "? syntax error: invalid vertex 'I3'\n\n"              # GTP has no column I
+        "? syntax error: colour must be b, black, w or white, got 'purple'\n\n"
+        "? syntax error: expected 2 argument(s), got 1\n\n"
+        "? unknown command\n\n"
+        "?2 syntax error: komi must be a number, got 'seven'\n\n"
+        "= \n\n"
+        "= \n\n"                                               # W C2
+        "= \n\n"                                               # undo W C2
+        "= \n\n"                                               # undo B C3
+        "? cannot undo\n\n"
+        "= \n"
+        "   A B C D E\n"
+        " 5 . . . . .  5\n"
+        " 4 . . . . .  4\n"
+        " 3 . . . . .  3\n"
+        " 2 . . . . .  2\n"
+        " 1 . . . . .  1\n"
+        "   A B C D E\n"
+        "go 5x5, Black to move, 0 moves played, komi 0.5\n\n"
+        "= W+0.5\n\n"                                          # empty board: 0 - 0 - 0.5
+        "= \n\n"
+    )
+    assert session(e, script) == expected  # nothing after quit is answered
+
+
+def test_list_commands_and_required_commands():
+    e = GtpEngine(player="random")
+    listed = e.handle("list_commands").split("\n")
+    listed[0] = listed[0][2:]
+    names = [x for x in listed if x]
+    for cmd in ("protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
+                "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "quit", "loadsgf"):
+        assert cmd in names
+        assert e.handle(f"known_command {cmd}") == "= true\n\n"
+
+
+def test_genmove_plays_a_legal_move_and_capture_is_scored():
+    e = GtpEngine(game="go", size=5, player="ucb1:c=0.5", playouts=200, seed=3)
+    for cmd in ("play b b3", "play w c3", "play b c4", "play w d4", "play b c2", "play w d2", "play b d3"):
+        assert e.handle(cmd) == "= \n\n"
+    # Black D3 took the White stone C3 (its liberties B3 C4 C2 D3 were all Black)
+    assert e.game.board()[2, 2] == 0
+    answer = e.handle("genmove w")
+    m = re.fullmatch(r"= ([A-E][1-5]|pass)\n\n", answer)
+    assert m, answer
+    assert len(e.game.moves) == 8 and e.game.to_move == 0
+
+
+def test_hostile_input_never_corrupts_the_position():
+    e = GtpEngine(game="go", size=9, player="random")
+    e.handle("play b e5")
+    before = (e.game.board().copy(), list(e.game.moves), e.game.to_move)
+    junk = [
+        b"\x00\x01\x02\xff\xfe play b a1\n",          # control bytes are removed: this is play b a1
+        b"\xff\xfe\xfd\n", b"play b e5\n", b"play w e5\n", b"play b \xc3\xa9\n",
+        b"play b a99999999999999999999\n", b"boardsize 100\n", b"boardsize -3\n", b"boardsize x\n",
+        b"komi nan\n", b"komi 1e999\n", b"komi 0.3\n", b"genmove\n", b"genmove red\n",
+        b"loadsgf /nonexistent/file.sgf\n", b"loadsgf\n", b"known_command\n", b"123\n", b"=\n", b"?\n",
+        b"A" * (MAX_LINE * 3) + b"\n",
+    ]
+    out = session(e, b"".join(junk[1:]))
+    answers = [a for a in out.split("\n\n") if a]
+    assert len(answers) == len(junk) - 1
+    assert all(a.startswith("?") for a in answers), answers
+    assert answers[-1] == "? line too long"
+    board, moves, to_move = before
+    assert (e.game.board() == board).all() and e.game.moves == moves and e.game.to_move == to_move
+    # the control bytes of the first line are dropped, leaving a valid command
+    assert clean_line(junk[0].decode("utf-8", "replace")).endswith("play b a1")
+    assert e.handle("name") == "= banditree\n\n"  # still serving
+
+
+def test_out_of_turn_moves_are_accepted_as_gtp_allows():
+    e = GtpEngine(game="go", size=5, player="random")
+    assert e.handle("play b a1") == "= \n\n"
+    assert e.handle("play b a2") == "= \n\n"  # Black twice: allowed in GTP
+    assert e.game.board()[3, 0] == 1 and e.game.board()[4, 0] == 1 and e.game.to_move == 1
+
+
+def test_nogo_over_gtp():
+    e = GtpEngine(game="nogo", size=5, player="random")
+    for cmd in ("play b b5", "play w e1", "play b a4"):
+        assert e.handle(cmd) == "= \n\n"
+    # White A5: its neighbours B5 and A4 are Black with other liberties -> suicide
+    assert e.handle("play w a5") == "? illegal move\n\n"
+    assert e.handle("play w pass") == "? illegal move: NoGo has no pass\n\n"
+    # White C5 and B4 leave Black B5 the single liberty A5 (A4 keeps A3 too)
+    assert e.handle("play w c5") == "= \n\n"
+    assert e.handle("play w b4") == "= \n\n"
+    # White A5 now has no liberty AND would capture B5: illegal either way
+    assert e.handle("play w a5") == "? illegal move\n\n"
+    # Black A5 joins B5 and A4 into a chain that keeps A3: legal
+    assert e.handle("play b a5") == "= \n\n"
+    assert e.handle("final_score").startswith("? cannot score")
+    assert re.fullmatch(r"= [A-E][1-5]\n\n", e.handle("genmove w"))
+
+
+def test_nogo_genmove_resigns_without_a_legal_move(tmp_path):
+    from treepolicies.games.nogo import NoGo
+    from treepolicies.sgf import write_sgf
+
+    g = NoGo.from_diagram("""
+        X X X X X
+        X . X X X
+        X X X X X
+        O O O O O
+        O . O O O
+    """)
+    path = tmp_path / "end.sgf"
+    path.write_text(write_sgf(g))
+    e = GtpEngine(game="nogo", size=5, player="random")
+    assert e.handle(f"loadsgf {path}") == "= black\n\n"
+    assert e.handle("genmove b") == "= resign\n\n"
+    assert e.handle("genmove w") == "= resign\n\n"
+    assert e.handle("final_score") == "= W+R\n\n"  # Black to move and without a move: White wins
+
+
+def test_loadsgf_with_move_number(tmp_path):
+    from treepolicies.games.go import Go
+    from treepolicies.sgf import write_sgf
+
+    g = Go(size=7, komi=5.5)
+    for m in (24, 16, 32):
+        g.play(m)
+    path = tmp_path / "g.sgf"
+    path.write_text(write_sgf(g))
+    e = GtpEngine(game="go", size=9, player="random")
+    # GTP: "loadsgf f 3" sets up the position before move 3, i.e. after moves 1 and 2
+    assert e.handle(f"loadsgf {path} 3") == "= black\n\n"
+    assert e.game.moves == [24, 16] and e.game.size == 7 and e.game.komi == 5.5
+    assert e.handle(f"loadsgf {path}") == "= white\n\n"
+    assert e.game.to_move == 1
+    assert e.handle("play b a1") == "= \n\n"  # out of turn, as GTP allows
+    assert e.game.moves == [24, 16, 32, 42]
+
+def test_cli_serves_gtp_on_stdin_stdout():
+    proc = subprocess.run([sys.executable, "-m", "testbeds.cli", "gtp", "--game", "nogo", "--size", "5",
+                           "--player", "random"], input=b"protocol_version\nboardsize 7\nquit\n",
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 0
+    assert proc.stdout.decode() == "= 2\n\n= \n\n= \n\n"
+
+
+@pytest.mark.parametrize("argv,match", [(["--size", "3"], "size"), (["--playouts", "0"], "playouts")])
+def test_cli_bad_arguments(argv, match):
+    proc = subprocess.run([sys.executable, "-m", "testbeds.cli", "gtp", *argv], input=b"quit\n",
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 2 and match in proc.stderr.decode()

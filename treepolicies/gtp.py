@@ -1,0 +1,305 @@
+"""A Go Text Protocol (GTP version 2) engine around a banditree player, for Go and NoGo.
+
+GoGui, Sabaki, gomill or GNU Go's twogtp drive it over stdin/stdout (``banditree gtp ...``).
+Protocol (https://www.lysator.liu.se/~gunnar/gtp/gtp2-spec-draft2/gtp2-spec.html):
+
+* each command line is cleaned as section 2.2 of the spec asks: control characters other than
+  tab and newline removed, tabs made spaces, ``#`` comments dropped, empty lines ignored; an
+  optional leading integer is the command id and is echoed in the answer;
+* a success answers ``=[id] result`` and a failure ``?[id] message``, each followed by an empty
+  line; a multi-line result never contains an empty line.
+
+Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board,
+komi, play, genmove, undo, showboard, final_score, loadsgf, quit.
+
+Robustness: a command either succeeds or leaves the position exactly as it was (every change is
+made on a copy that replaces the position only once the command has succeeded); unknown commands,
+bad colours or vertices, occupied points, illegal moves, oversized lines (more than ``MAX_LINE``
+bytes, discarded) and undecodable bytes all answer ``? message``.  NoGo: ``play`` refuses a
+capturing or suicidal move and ``pass`` (there is none); ``genmove`` answers ``resign`` when the
+colour to play has no legal move.
+"""
+from __future__ import annotations
+
+import sys
+
+from bandits.rng import Stream
+from treepolicies.games.board import MAX_SIZE, MIN_SIZE
+from treepolicies.games.go import Go
+from treepolicies.games.nogo import NoGo
+
+__all__ = ["GtpEngine", "COMMANDS", "MAX_LINE", "clean_line"]
+
+COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
+            "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf",
+            "quit")
+MAX_LINE = 8192
+_GTP_STREAM = 0x475450  # "GTP": stream id of genmove's randomness
+
+
+class GtpError(Exception):
+    """A failure answer (``? message``)."""
+
+
+def clean_line(raw: str) -> str:
+    """GTP 2.2 preprocessing: drop control characters (except tab), tabs to spaces, strip comments."""
+    text = "".join(" " if ch == "\t" else ch for ch in raw if ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127))
+    return text.split("#", 1)[0].strip()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("banditree")
+    except Exception:  # not installed as a distribution (running from a checkout)
+        return "0.1.0"
+
+
+def _colour(text: str) -> int:
+    t = text.lower()
+    if t in ("b", "black"):
+        return 0
+    if t in ("w", "white"):
+        return 1
+    raise GtpError(f"syntax error: colour must be b, black, w or white, got {text[:20]!r}")
+
+
+class GtpEngine:
+    """The protocol state: a game (Go or NoGo), its undo stack and a player to generate moves.
+
+    game: "go" or "nogo"; size 5..19; komi (Go); player: a player spec for
+    treepolicies.players.make_player (e.g. ``miucb:episodic=true``) or a Player; playouts /
+    seconds: its budget per move; seed: genmove k draws from stream (seed, GTP, k).
+    """
+
+    def __init__(self, game: str = "go", size: int = 9, komi: float = 7.5, player="miucb:episodic=true",
+                 playouts: int | None = 3000, seconds: float | None = None, seed: int = 0, name: str = "banditree"):
+        from treepolicies.players import make_player
+
+        if game not in ("go", "nogo"):
+            raise ValueError(f"game must be 'go' or 'nogo', got {game!r}")
+        self.kind, self.size, self.komi, self.seed, self.engine_name = game, size, komi, seed, name
+        self.player = make_player(player, playouts=playouts, seconds=seconds)
+        self.game = self._new_game(size, komi)  # checks size and komi
+        self.undo_stack: list = []
+        self.genmoves = 0
+        self.done = False
+
+    def _new_game(self, size, komi):
+        return Go(size=size, komi=komi) if self.kind == "go" else NoGo(size=size)
+
+    def _replace(self, game, keep_undo: bool = True) -> None:
+        if keep_undo:
+            self.undo_stack.append(self.game)
+        else:
+            self.undo_stack = []
+        self.game = game
+
+    # -- protocol -------------------------------------------------------------------------------
+    def handle(self, raw: str) -> str | None:
+        """The full answer (ending with an empty line) to one input line, or None for no command."""
+        line = clean_line(raw)
+        if not line:
+            return None
+        words = line.split()
+        cid = ""
+        if words[0].isdigit():
+            cid = words.pop(0)
+            if not words:
+                return f"?{cid} syntax error: no command after the id\n\n"
+        name, args = words[0].lower(), words[1:]
+        try:
+            handler = getattr(self, "cmd_" + name, None) if name in COMMANDS else None
+            if handler is None:
+                raise GtpError("unknown command")
+            result = handler(args)
+        except GtpError as exc:
+            return f"?{cid} {exc}\n\n"
+        except Exception as exc:  # a bug or an engine failure: report it, keep the position
+            return f"?{cid} internal error: {type(exc).__name__}: {exc}"[:500].replace("\n", " ") + "\n\n"
+        first, *rest = str(result).split("\n")
+        rest = [ln if ln.strip() else "." for ln in rest]  # an empty line would end the answer
+        return f"={cid} " + "\n".join([first] + rest) + "\n\n"
+
+    def run(self, inp=None, out=None) -> int:
+        """Serve commands from ``inp`` (a binary stream; default stdin) until quit or end of input."""
+        inp = inp if inp is not None else sys.stdin.buffer
+        out = out if out is not None else sys.stdout
+        while not self.done:
+            raw = inp.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                while True:  # discard the rest of the oversized line
+                    more = inp.readline(MAX_LINE + 1)
+                    if not more or more.endswith(b"\n"):
+                        break
+                answer = "? line too long\n\n"
+            else:
+                answer = self.handle(raw.decode("utf-8", errors="replace"))
+            if answer is not None:
+                out.write(answer)
+                out.flush()
+        return 0
+
+    # -- commands -------------------------------------------------------------------------------
+    def _nargs(self, args, lo, hi=None):
+        hi = lo if hi is None else hi
+        if not lo <= len(args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise GtpError(f"syntax error: expected {want} argument(s), got {len(args)}")
+
+    def cmd_protocol_version(self, args):
+        return "2"
+
+    def cmd_name(self, args):
+        return self.engine_name
+
+    def cmd_version(self, args):
+        return _version()
+
+    def cmd_known_command(self, args):
+        self._nargs(args, 1)
+        return "true" if args[0].lower() in COMMANDS else "false"
+
+    def cmd_list_commands(self, args):
+        return "\n".join(COMMANDS)
+
+    def cmd_quit(self, args):
+        self.done = True
+        return ""
+
+    def cmd_boardsize(self, args):
+        self._nargs(args, 1)
+        try:
+            size = int(args[0])
+        except ValueError:
+            raise GtpError(f"syntax error: boardsize must be an integer, got {args[0][:20]!r}") from None
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpError(f"unacceptable size (valid: {MIN_SIZE}..{MAX_SIZE})")
+        self.game = self._new_game(size, self.komi)
+        self.size, self.undo_stack = size, []
+        self.player.reset()
+        return ""
+
+    def cmd_clear_board(self, args):
+        self.game = self._new_game(self.size, self.komi)
+        self.undo_stack = []
+        self.player.reset()
+        return ""
+
+    def cmd_komi(self, args):
+        self._nargs(args, 1)
+        try:
+            komi = float(args[0])
+        except ValueError:
+            raise GtpError(f"syntax error: komi must be a number, got {args[0][:20]!r}") from None
+        if self.kind == "nogo":
+            return ""  # NoGo has no komi; accepted and ignored
+        try:
+            Go(size=self.size, komi=komi)
+        except ValueError as exc:
+            raise GtpError(f"syntax error: {exc}") from None
+        self.komi = komi
+        g = self.game.copy()
+        g.set_komi(komi)
+        self.game = g
+        return ""
+
+    def _vertex(self, text):
+        try:
+            return self.game.str_to_move(text)
+        except ValueError:
+            if self.kind == "nogo" and text.lower() == "pass":
+                raise GtpError("illegal move: NoGo has no pass") from None
+            raise GtpError(f"syntax error: invalid vertex {text[:20]!r}") from None
+
+    def cmd_play(self, args):
+        self._nargs(args, 2)
+        player = _colour(args[0])
+        move = self._vertex(args[1])
+        g = self.game.copy()
+        g.set_to_move(player)
+        if not g.is_legal(move):
+            raise GtpError("illegal move")
+        g.play(move)
+        self._replace(g)
+        self.player.observe(move)
+        return ""
+
+    def cmd_genmove(self, args):
+        self._nargs(args, 1)
+        player = _colour(args[0])
+        g = self.game.copy()
+        g.set_to_move(player)
+        if g.terminal():
+            if self.kind == "nogo":
+                return "resign"
+            return "pass"  # the Go game is over (two passes or the move cap): nothing is played
+        stream = Stream(self.seed, _GTP_STREAM, self.genmoves)
+        self.genmoves += 1
+        move = self.player.choose(g.copy(), stream)
+        if not g.is_legal(move):
+            raise GtpError(f"internal error: the player chose the illegal move {move!r}")
+        g.play(move)
+        self._replace(g)
+        self.player.observe(move)
+        return g.move_to_str(move)
+
+    def cmd_undo(self, args):
+        if not self.undo_stack:
+            raise GtpError("cannot undo")
+        g = self.undo_stack.pop()
+        if self.kind == "go" and g.komi != self.komi:  # a komi command since then still holds
+            g = g.copy()
+            g.set_komi(self.komi)
+        self.game = g
+        self.player.reset()
+        return ""
+
+    def cmd_showboard(self, args):
+        g, n = self.game, self.game.size
+        from treepolicies.games.go import COLUMNS
+
+        letters = "   " + " ".join(COLUMNS[:n])
+        rows = [letters]
+        for r, row in enumerate(g.diagram().split("\n")):
+            rows.append(f"{n - r:2d} {row} {n - r:2d}")
+        rows.append(letters)
+        rows.append(f"{self.kind} {n}x{n}, {'Black' if g.to_move == 0 else 'White'} to move, "
+                    f"{len(g.moves)} moves played" + (f", komi {g.komi:g}" if self.kind == "go" else ""))
+        return "\n" + "\n".join(rows)
+
+    def cmd_final_score(self, args):
+        g = self.game
+        if self.kind == "nogo":
+            if not g.terminal():
+                raise GtpError("cannot score: the NoGo game is not over")
+            return g.result_string()
+        return g.result_string()
+
+    def cmd_loadsgf(self, args):
+        from treepolicies.sgf import load_sgf
+
+        self._nargs(args, 1, 2)
+        number = None
+        if len(args) == 2:
+            try:
+                number = int(args[1])
+            except ValueError:
+                raise GtpError(f"syntax error: move number must be an integer, got {args[1][:20]!r}") from None
+            if number < 1:
+                raise GtpError("syntax error: move number must be >= 1")
+            number -= 1  # GTP: the position before move `number` is played
+        try:
+            with open(args[0], encoding="utf-8", errors="replace") as f:
+                text = f.read(1 << 22)
+            g = load_sgf(text, move_number=number, game=self.kind)
+        except (OSError, ValueError) as exc:
+            raise GtpError(f"cannot load file: {exc}"[:300]) from None
+        self._replace(g, keep_undo=False)
+        self.size = g.size
+        if self.kind == "go":
+            self.komi = g.komi
+        self.player.reset()
+        return "black" if g.to_move == 0 else "white"

@@ -1,0 +1,185 @@
+"""The client side of GTP: drive an external engine (GNU Go) as a banditree player.
+
+``GtpClient(argv)`` starts an engine process and sends it commands (``send("genmove b")`` returns
+the answer text or raises :class:`GtpEngineError` on a ``?`` answer).  :class:`GnuGoPlayer` is a
+:class:`treepolicies.players.Player` for Go: before each ``genmove`` it brings the engine's board
+in line with the game it is asked about (only the new moves, or ``clear_board`` and a replay when
+the game is another one), so it can be used in ``treepolicies.match`` and ``banditree match``.
+
+Importing this module registers the player kind ``gnugo`` in
+``treepolicies.players.PLAYER_FACTORIES``: ``gnugo:level=10`` (levels 0..10; optional
+``path=...`` to the executable).  GNU Go is started as::
+
+    gnugo --mode gtp --boardsize N --chinese-rules --komi K --level L
+          --positional-superko --capture-all-dead --never-resign
+
+(Chinese area scoring and positional superko as in :mod:`treepolicies.games.go`; capture-all-dead
+so that its dead stones are removed before it passes, which an area count needs; never-resign
+because a Go game here ends only by two passes or the move cap.)  The executable is looked up on
+PATH, then in /usr/games (where Debian's ``gnugo`` package puts it).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from bandits.rng import make_stream, next_u64
+from treepolicies.players import PLAYER_FACTORIES, Player
+
+__all__ = ["GtpClient", "GtpEngineError", "GnuGoPlayer", "find_gnugo"]
+
+
+class GtpEngineError(RuntimeError):
+    """The engine answered ``? message``, died, or answered nonsense."""
+
+
+def find_gnugo(path: str | None = None) -> str | None:
+    """Path of the gnugo executable (``path`` if given and executable), or None if not found."""
+    if path:
+        return path if os.access(path, os.X_OK) else None
+    found = shutil.which("gnugo")
+    if found:
+        return found
+    for folder in ("/usr/games", "/usr/local/games"):
+        candidate = os.path.join(folder, "gnugo")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+class GtpClient:
+    """An engine process spoken to in GTP (one command at a time, answers read up to the empty line)."""
+
+    def __init__(self, argv: list[str]):
+        self.argv = list(argv)
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        except OSError as exc:
+            raise GtpEngineError(f"cannot start {self.argv[0]!r}: {exc}") from None
+
+    def send(self, command: str) -> str:
+        """Send one command; the answer's text (after ``= ``), or GtpEngineError for ``? ...``."""
+        if self.proc.poll() is not None:
+            raise GtpEngineError(f"engine {self.argv[0]!r} is not running (exit status {self.proc.returncode})")
+        try:
+            self.proc.stdin.write(command.strip() + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise GtpEngineError(f"engine {self.argv[0]!r} closed its input: {exc}") from None
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise GtpEngineError(f"engine {self.argv[0]!r} ended while answering {command!r}")
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                if lines:
+                    break
+                continue  # blank lines before an answer
+            lines.append(line)
+        head = lines[0]
+        body = "\n".join([head[1:].strip()] + lines[1:])  # no ids are sent, so none come back
+        if head.startswith("="):
+            return body
+        if head.startswith("?"):
+            raise GtpEngineError(f"engine answered {command!r} with: {body}")
+        raise GtpEngineError(f"engine answered {command!r} with a line that is not GTP: {head[:100]!r}")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.send("quit")
+            except GtpEngineError:
+                pass
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+class GnuGoPlayer(Player):
+    """GNU Go at ``level`` (0..10) as a Go player over GTP (module docstring).
+
+    A resignation (not expected: the engine runs with --never-resign) is played as a pass.
+    """
+
+    def __init__(self, level: int = 10, path: str | None = None):
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 10:
+            raise ValueError(f"gnugo level must be an integer in 0..10, got {level!r}")
+        exe = find_gnugo(path)
+        if exe is None:
+            raise ValueError("gnugo executable not found (install it: apt-get install gnugo), "
+                             f"or give path=...; looked for {path or 'gnugo on PATH and in /usr/games'}")
+        self.level, self.exe = level, exe
+        self.name = f"gnugo:level={level}"
+        self.client = None
+        self._key = None  # (size, komi, setup, first_to_move) the engine's game was set up for
+        self._sent: list[int] = []
+
+    def _argv(self, size, komi):
+        return [self.exe, "--mode", "gtp", "--boardsize", str(size), "--chinese-rules", "--komi", f"{komi:g}",
+                "--level", str(self.level), "--positional-superko", "--capture-all-dead", "--never-resign"]
+
+    def _sync(self, game, rng) -> None:
+        key = (game.size, float(getattr(game, "komi", 0.0)), tuple(game.setup), game.first_to_move)
+        moves = list(game.moves)
+        if self.client is not None and key == self._key and moves[:len(self._sent)] == self._sent:
+            new = moves[len(self._sent):]
+            player = (game.first_to_move + len(self._sent)) % 2
+        else:
+            if self.client is None:
+                self.client = GtpClient(self._argv(game.size, key[1]))
+            c = self.client
+            c.send(f"boardsize {game.size}")
+            c.send("clear_board")
+            c.send(f"komi {key[1]:g}")
+            c.send(f"set_random_seed {int(next_u64(make_stream(rng).state) % 2_000_000_000)}")
+            for colour, code in game.setup:
+                c.send(f"play {'bw'[colour - 1]} {game.move_to_str(code)}")
+            self._key, self._sent = key, []
+            new, player = moves, game.first_to_move
+        for move in new:
+            self.client.send(f"play {'bw'[player]} {game.move_to_str(move)}")
+            self._sent.append(move)
+            player = 1 - player
+
+    def choose(self, game, rng):
+        if game.name != "go":
+            raise ValueError(f"gnugo plays Go only, not {game.name!r}")
+        self._sync(game, rng)
+        answer = self.client.send(f"genmove {'bw'[game.to_move]}").strip()
+        move = game.PASS if answer.lower() in ("pass", "resign") else game.str_to_move(answer)
+        self._sent.append(move)
+        return move
+
+    def reset(self) -> None:
+        self._key, self._sent = None, []
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        self.reset()
+
+
+def _gnugo_factory(params, playouts=None, seconds=None):
+    unknown = set(params) - {"level", "path"}
+    if unknown:
+        raise ValueError(f"unknown parameter {sorted(unknown)[0]!r} for player 'gnugo'; valid: level, path")
+    raw = params.get("level", "10")
+    try:
+        level = int(raw)
+    except ValueError:
+        raise ValueError(f"gnugo level must be an integer in 0..10, got {raw!r}") from None
+    return GnuGoPlayer(level=level, path=params.get("path"))
+
+
+PLAYER_FACTORIES["gnugo"] = _gnugo_factory
