@@ -1,0 +1,102 @@
+"""`banditree tables` on a tiny grid (5x5 NoGo, a few playouts): well-formed CSV, Markdown and figures,
+resume, refusal of another configuration."""
+import csv
+
+import pytest
+
+from testbeds.cli import main
+from testbeds.store import ResultStore
+from testbeds.tables import CSV_COLUMNS, uct_spec
+
+MI = ("miucb:episodic=true", "miucb:episodic=true,final=max")
+CS = ("0.3", "1")
+PLAYOUTS = ("8", "24")
+GAMES = 2
+
+
+def tables(db, out, *extra):
+    return main(["tables", "--game", "nogo", "--size", "5", "--c", ",".join(CS), "--playouts", ",".join(PLAYOUTS),
+                 "--games", str(GAMES), "--mi", MI[0], "--mi", MI[1], "--db", str(db), "--out", str(out),
+                 "--workers", "1", "--no-progress", *extra])
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("tables")
+    assert tables(tmp / "t.sqlite", tmp / "out") == 0
+    return tmp
+
+
+def test_csv_is_the_grid(grid):
+    with open(grid / "out" / "table.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0].keys()) == CSV_COLUMNS
+    cells = {(r["mi"], r["c"], r["playouts"]) for r in rows}
+    assert cells == {(m, c, p) for m in MI for c in CS for p in PLAYOUTS}  # 8 distinct cells
+    assert len(rows) == 8
+    with ResultStore(grid / "t.sqlite") as store:
+        by_cell = {(run.tags["mi"], f"{run.tags['c']:g}", str(run.tags["playouts"])): run for run in store.runs()}
+        for r in rows:
+            run = by_cell[(r["mi"], r["c"], r["playouts"])]
+            assert run.config["b"] == r["uct"] == uct_spec("ucb1", float(r["c"]))
+            assert run.config["a"] == r["mi"] and run.config["game_options"] == {"size": 5}
+            w, d, l = store.counts(run.run_id)
+            assert (int(r["wins"]), int(r["draws"]), int(r["losses"])) == (w, d, l)
+            assert int(r["games"]) == GAMES == w + d + l
+            assert float(r["win_rate"]) == pytest.approx((w + d / 2) / GAMES)
+            assert float(r["low"]) <= float(r["win_rate"]) <= float(r["high"])
+
+
+def test_markdown_has_one_table_per_variant(grid):
+    text = (grid / "out" / "table.md").read_text()
+    for mi in MI:
+        assert f"## Mi-UCT `{mi}` against UCT `ucb1:c=C`" in text
+    assert text.count("| C \\ playouts | 8 | 24 |") == 2
+    assert text.count("|---|---|---|") == 2
+    rows = [line for line in text.splitlines() if line.startswith("| 0.3 |") or line.startswith("| 1 |")]
+    assert len(rows) == 4
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert len(cells) == 3
+        for cell in cells[1:]:  # "0.500 [0.095, 0.905]"
+            rate, interval = cell.split(" [")
+            low, high = interval.rstrip("]").split(", ")
+            assert 0 <= float(low) <= float(rate) <= float(high) <= 1
+
+
+def test_figures_are_png_and_pdf(grid):
+    png = (grid / "out" / "heatmap.png").read_bytes()
+    pdf = (grid / "out" / "heatmap.pdf").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    assert pdf[:5] == b"%PDF-" and b"%%EOF" in pdf[-64:]
+
+
+def test_rerun_resumes_and_other_seed_is_refused(grid, capsys):
+    with ResultStore(grid / "t.sqlite") as store:
+        before = [(run.run_id, [g.outcome() for g in store.games(run.run_id)]) for run in store.runs()]
+    assert tables(grid / "t.sqlite", grid / "out2") == 0  # nothing to play: same games, same table
+    with ResultStore(grid / "t.sqlite") as store:
+        after = [(run.run_id, [g.outcome() for g in store.games(run.run_id)]) for run in store.runs()]
+    assert after == before
+    assert (grid / "out2" / "table.csv").read_text() == (grid / "out" / "table.csv").read_text()
+    capsys.readouterr()
+    assert tables(grid / "t.sqlite", grid / "out3", "--seed", "1") == 2
+    err = capsys.readouterr().err
+    assert "banditree tables: error:" in err and "different configuration" in err and "seed" in err
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path, capsys):
+    assert main(["tables", "--game", "nogo", "--games", "0", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert "games must be an integer >= 1" in capsys.readouterr().err
+    assert main(["tables", "--game", "nogo", "--komi", "6.5", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert "komi applies to --game go only" in capsys.readouterr().err
+    assert main(["tables", "--game", "nogo", "--uct", "ucb1:c=2", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert "uct must not set c itself" in capsys.readouterr().err
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_uct_spec():
+    assert uct_spec("ucb1", 0.5) == "ucb1:c=0.5"
+    assert uct_spec("ucb1:final=max", 1.0) == "ucb1:final=max,c=1"
+    with pytest.raises(ValueError, match="c must be a finite number >= 0"):
+        uct_spec("ucb1", -1)
