@@ -159,6 +159,8 @@ def check_legality(game):
             else:
                 ok = after is not None and after[2] and p != ko and not game.terminal()
                 assert bool(go_is_legal(game.state, r * n + c)) == ok
+                if after is not None and not game.terminal():  # the playouts' fused test
+                    assert bool(bd.go_playable(game.state, p, colour)) == (ok and not ref_eye(board, r, c, colour))
                 if ok and not ref_eye(board, r, c, colour):
                     expect_search.append(r * n + c)
     if isinstance(game, Go):

@@ -45,7 +45,7 @@ __all__ = [
     "EMPTY", "BLACK", "WHITE", "BORDER", "MIN_SIZE", "MAX_SIZE", "HDR",
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
     "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "FORBID", "MAX_FORBID", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
-    "go_legal_point", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
+    "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
     "position_hash", "ZOBRIST", "ZSTRIDE",
 ]
 
@@ -344,6 +344,49 @@ def own_eye(state, p, colour):
 
 
 @nb.njit(cache=True)
+def go_playable(state, p, colour):
+    """go_legal_point(p) and not own_eye(p), in one pass over the neighbours (the playout test).
+
+    An empty neighbour settles it at once (legal, and no eye); otherwise the move is legal iff an
+    own chain keeps another liberty or an enemy chain is captured, and it is refused as an eye iff
+    every neighbour is own or off the board and the diagonals pass the :func:`own_eye` rule.
+    """
+    if p == state[H_KO]:
+        return False
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    legal = False
+    surrounded = True
+    for k in range(4):
+        q = _nbr(p, w, k)
+        v = state[HDR + q]
+        if v == EMPTY:
+            return True
+        if v == colour:
+            if not legal and not in_atari(state, state[ch + q]):
+                legal = True
+        elif v != BORDER:
+            surrounded = False
+            if not legal and in_atari(state, state[ch + q]):
+                legal = True
+    if not legal:
+        return False
+    if not surrounded:
+        return True
+    other = 3 - colour
+    bad = 0
+    edge = 0
+    for d in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
+        v = state[HDR + d]
+        if v == other:
+            bad += 1
+        elif v == BORDER:
+            edge = 1
+    return bad + edge >= 2
+
+
+@nb.njit(cache=True)
 def random_point(state, rng, colour, nogo):
     """A uniformly random point among the empty ones that are legal for ``colour`` (Go: not an own
     eye either), or -1 if there is none.  Rejection by swapping the refused point to the end of the
@@ -359,7 +402,7 @@ def random_point(state, rng, colour, nogo):
         if nogo:
             ok = nogo_legal_point(state, p, colour)
         else:
-            ok = go_legal_point(state, p, colour) and not own_eye(state, p, colour)
+            ok = go_playable(state, p, colour)
         if ok:
             return p
         k -= 1
