@@ -97,3 +97,14 @@ def test_names_with_brackets_are_escaped_when_written():
 def test_malformed_sgf_is_a_clear_error(text, match):
     with pytest.raises(ValueError, match=match):
         load_sgf(text)
+
+
+def test_moves_out_of_turn_keep_their_colours():
+    g = Go(size=5)
+    g.play(0)
+    g.set_to_move(0)  # Black again, as GTP allows
+    g.play(1)
+    text = write_sgf(g)
+    assert ";B[aa];B[ba]" in text
+    back = load_sgf(text)
+    assert back.movers == [0, 0] and (back.board() == g.board()).all()

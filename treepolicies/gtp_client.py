@@ -121,19 +121,18 @@ class GnuGoPlayer(Player):
         self.level, self.exe = level, exe
         self.name = f"gnugo:level={level}"
         self.client = None
-        self._key = None  # (size, komi, setup, first_to_move) the engine's game was set up for
-        self._sent: list[int] = []
+        self._key = None  # (size, komi, setup) the engine's game was set up for
+        self._sent: list[tuple[int, int]] = []  # (player, move) the engine has
 
     def _argv(self, size, komi):
         return [self.exe, "--mode", "gtp", "--boardsize", str(size), "--chinese-rules", "--komi", f"{komi:g}",
                 "--level", str(self.level), "--positional-superko", "--capture-all-dead", "--never-resign"]
 
     def _sync(self, game, rng) -> None:
-        key = (game.size, float(getattr(game, "komi", 0.0)), tuple(game.setup), game.first_to_move)
-        moves = list(game.moves)
+        key = (game.size, float(getattr(game, "komi", 0.0)), tuple(game.setup))
+        moves = list(zip(game.movers, game.moves))
         if self.client is not None and key == self._key and moves[:len(self._sent)] == self._sent:
             new = moves[len(self._sent):]
-            player = (game.first_to_move + len(self._sent)) % 2
         else:
             if self.client is None:
                 self.client = GtpClient(self._argv(game.size, key[1]))
@@ -145,11 +144,10 @@ class GnuGoPlayer(Player):
             for colour, code in game.setup:
                 c.send(f"play {'bw'[colour - 1]} {game.move_to_str(code)}")
             self._key, self._sent = key, []
-            new, player = moves, game.first_to_move
-        for move in new:
+            new = moves
+        for player, move in new:
             self.client.send(f"play {'bw'[player]} {game.move_to_str(move)}")
-            self._sent.append(move)
-            player = 1 - player
+            self._sent.append((player, move))
 
     def choose(self, game, rng):
         if game.name != "go":
@@ -157,7 +155,7 @@ class GnuGoPlayer(Player):
         self._sync(game, rng)
         answer = self.client.send(f"genmove {'bw'[game.to_move]}").strip()
         move = game.PASS if answer.lower() in ("pass", "resign") else game.str_to_move(answer)
-        self._sent.append(move)
+        self._sent.append((game.to_move, move))
         return move
 
     def reset(self) -> None:

@@ -81,11 +81,9 @@ def write_sgf(game, black: str = "Black", white: str = "White", result: str | No
     if game.setup and game.first_to_move == 1:
         root += "PL[W]"
     nodes = []
-    player = game.first_to_move
-    for move in game.moves:
+    for player, move in zip(game.movers, game.moves):
         value = "" if move == size * size else _point(move, size)
         nodes.append(f";{'BW'[player]}[{value}]")
-        player = 1 - player
     lines = [f"(;{root}"]
     for i in range(0, len(nodes), 12):
         lines.append("".join(nodes[i:i + 12]))

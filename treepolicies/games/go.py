@@ -151,6 +151,7 @@ class BoardGame(CompiledGame):
         self.state = bd.new_state(self.size, komi2, cap)
         self.max_moves = self.size * self.size + (1 if self.allows_pass else 0)
         self.moves: list[int] = []
+        self.movers: list[int] = []  # who made each move (GTP allows moves out of turn)
         self.setup: list[tuple[int, int]] = []  # (colour 1 Black / 2 White, code) stones of the start
         self.first_to_move = 0
         self._buf = np.empty(self.max_moves, dtype=np.int64)
@@ -161,6 +162,7 @@ class BoardGame(CompiledGame):
         other.__dict__.update(self.__dict__)
         other.state = self.state.copy()
         other.moves = list(self.moves)
+        other.movers = list(self.movers)
         other._buf = np.empty(self.max_moves, dtype=np.int64)
         return other
 
@@ -200,6 +202,7 @@ class BoardGame(CompiledGame):
         """Play ``move`` (a move code); ValueError naming it if it is not legal here."""
         if not self.is_legal(move):
             raise ValueError(f"move {move!r} ({self._describe(move)}) is not legal here")
+        self.movers.append(self.to_move)
         self.kernels.play(self.state, int(move))
         self.moves.append(int(move))
 
@@ -323,7 +326,7 @@ class BoardGame(CompiledGame):
 
     def _reset_history(self) -> None:
         """Hook: the current position becomes the start of the game record."""
-        self.moves = []
+        self.moves, self.movers = [], []
         flat = self.board().ravel()
         self.setup = [(int(flat[m]), m) for m in np.flatnonzero(flat).tolist()]
         self.first_to_move = self.to_move
