@@ -132,6 +132,27 @@ def go_playout(state, rng):
         state[H_MOVES] += 1
 
 
+@nb.njit(cache=True)
+def go_repeating_moves(state, moves, n, seen, out):
+    """Write to out the moves of moves[:n] (legal under simple ko) whose resulting board hash is in
+    the sorted array ``seen``; returns how many.  Positional superko test, one scratch copy."""
+    s = np.empty_like(state)
+    pass_code = state[H_SIZE] * state[H_SIZE]
+    k = 0
+    for i in range(n):
+        m = moves[i]
+        if m == pass_code:
+            continue
+        s[:] = state
+        go_play(s, m)
+        h = s[H_HASH]
+        j = np.searchsorted(seen, h)
+        if j < seen.size and seen[j] == h:
+            out[k] = m
+            k += 1
+    return k
+
+
 GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
 
 
@@ -358,17 +379,17 @@ class Go(BoardGame):
             raise ValueError(f"move_cap must be a positive integer, got {move_cap!r}")
         self.komi = float(komi)
         self._init_common(size, int(round(2 * komi)), int(move_cap))
-        self._seen = {self.position_hash}
+        self._seen = np.array([self.position_hash], dtype=np.int64)
         self._mark_superko()
 
     def copy(self):
         other = super().copy()
-        other._seen = set(self._seen)
+        other._seen = self._seen.copy()
         return other
 
     def _reset_history(self) -> None:
         super()._reset_history()
-        self._seen = {self.position_hash}
+        self._seen = np.array([self.position_hash], dtype=np.int64)
         self._mark_superko()
 
     def _mark_superko(self) -> None:
@@ -376,10 +397,11 @@ class Go(BoardGame):
         so that the compiled search leaves them out at its root (docs/go-nogo.md)."""
         s = self.state
         s[H_FORBID_AT], s[H_NFORBID] = -1, 0
-        forbidden = [m for m in super().legal_moves() if self._repeats(m)]
-        forbidden = forbidden[:MAX_FORBID]  # more is impossible in practice; play() still checks all
-        s[FORBID:FORBID + len(forbidden)] = forbidden
-        s[H_NFORBID] = len(forbidden)
+        n = self.kernels.legal(s, self._buf)
+        out = np.empty(max(1, n), dtype=np.int64)
+        k = min(int(go_repeating_moves(s, self._buf, n, self._seen, out)), MAX_FORBID)
+        s[FORBID:FORBID + k] = out[:k]  # more than MAX_FORBID is unheard of; play() checks all anyway
+        s[H_NFORBID] = k
         s[H_FORBID_AT] = s[H_MOVES]
 
     def set_to_move(self, player: int) -> None:
@@ -403,11 +425,8 @@ class Go(BoardGame):
 
     def _repeats(self, move: int) -> bool:
         """True iff playing ``move`` (legal under simple ko) recreates a position of this game."""
-        if move == self.PASS:
-            return False
-        trial = self.state.copy()
-        go_play(trial, move)
-        return int(trial[H_HASH]) in self._seen
+        one = np.array([move], dtype=np.int64)
+        return bool(go_repeating_moves(self.state, one, 1, self._seen, one))
 
     def is_legal(self, move) -> bool:
         return super().is_legal(move) and not self._repeats(int(move))
@@ -427,7 +446,10 @@ class Go(BoardGame):
 
     def play(self, move) -> None:
         super().play(move)
-        self._seen.add(self.position_hash)
+        h = self.position_hash
+        i = int(np.searchsorted(self._seen, h))
+        if i == self._seen.size or self._seen[i] != h:
+            self._seen = np.insert(self._seen, i, h)
         self._mark_superko()
 
     def score(self) -> float:
