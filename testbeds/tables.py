@@ -20,7 +20,7 @@ from testbeds.ratings import Rating, rate
 from testbeds.store import ResultStore
 from testbeds.tournament import MatchConfig, _progress_bar, plan_tasks, run_tasks
 
-__all__ = ["TablesSpec", "Cell", "uct_spec", "tables_header", "run_tables", "collect_cells",
+__all__ = ["TablesSpec", "Cell", "group_cells", "uct_spec", "tables_header", "run_tables", "collect_cells",
            "write_csv", "write_markdown", "markdown_tables", "heatmap_figure", "draw_heatmap",
            "draw_vs_playouts", "write_outputs", "CSV_COLUMNS"]
 
@@ -101,6 +101,13 @@ class Cell:
     playouts: int
     rating: Rating
 
+    @property
+    def uct_template(self) -> str:
+        """UCT's spec without its constant (``ucb1:c=0.5`` -> ``ucb1``; ``ucb1:final=max,c=1`` -> ``ucb1:final=max``)."""
+        name, _, rest = self.uct.partition(":")
+        items = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() != "c"]
+        return name + (":" + ",".join(items) if items else "")
+
 
 def run_tables(spec: TablesSpec, db, *, workers: int = 1, scheduler: str | None = None,
                progress: bool = True) -> list[Cell]:
@@ -152,10 +159,17 @@ def collect_cells(db, games: int | None = None) -> list[Cell]:
 
 
 # -- presenting ----------------------------------------------------------------------------------
-def _by_mi(cells: list[Cell]) -> dict[str, list[Cell]]:
+def group_cells(cells: list[Cell]) -> dict[str, list[Cell]]:
+    """Cells by table: one table per Mi-UCT variant (and per UCT template, if several are stored).
+
+    Keys are labels: ``Mi-UCT miucb:episodic=true``, or ``... vs UCT ucb1:final=max`` when the cells
+    hold more than one UCT template.
+    """
+    several = len({c.uct_template for c in cells}) > 1
     out: dict[str, list[Cell]] = {}
     for cell in cells:
-        out.setdefault(cell.mi, []).append(cell)
+        label = f"Mi-UCT {cell.mi}" + (f" vs UCT {cell.uct_template}" if several else "")
+        out.setdefault(label, []).append(cell)
     return out
 
 
@@ -195,12 +209,14 @@ def _md_cell(r: Rating) -> str:
 def markdown_tables(cells: list[Cell], title: str = "") -> str:
     """One Markdown table per Mi-UCT variant: rows C, columns playouts, cells rate [95% interval]."""
     parts = [f"# {title}\n"] if title else []
-    for mi, group in _by_mi(cells).items():
+    for group in group_cells(cells).values():
         cs, ps, grid = _axes(group)
         counts = sorted({c.rating.games for c in group})
         n_text = f"{counts[0]} games per cell" if len(counts) == 1 else \
             f"{counts[0]}-{counts[-1]} games per cell (run incomplete)"
-        parts.append(f"## Mi-UCT `{mi}` against UCT `{group[0].uct.rsplit('c=', 1)[0]}c=C`\n\n"
+        template = group[0].uct_template
+        uct = f"{template}{',' if ':' in template else ':'}c=C"
+        parts.append(f"## Mi-UCT `{group[0].mi}` against UCT `{uct}`\n\n"
                      f"Mi-UCT's score rate with Wilson 95% interval, {n_text}.\n")
         parts.append("| C \\ playouts | " + " | ".join(str(p) for p in ps) + " |")
         parts.append("|---|" + "---|" * len(ps))
@@ -238,7 +254,7 @@ def draw_heatmap(ax, cells: list[Cell], title: str = "") -> None:
     ax.set_yticks(range(len(cs)), [f"{c:g}" for c in cs])
     ax.set_xlabel("playouts per move")
     ax.set_ylabel("UCT's C")
-    ax.set_title(title or cells[0].mi, fontsize=9)
+    ax.set_title(title or f"Mi-UCT {cells[0].mi}", fontsize=9)
     return im
 
 
@@ -246,13 +262,13 @@ def heatmap_figure(cells: list[Cell], title: str = ""):
     """A matplotlib Figure with one heatmap per Mi-UCT variant (no pyplot, no global state)."""
     from matplotlib.figure import Figure
 
-    groups = _by_mi(cells)
+    groups = group_cells(cells)
     n = max(1, len(groups))
     fig = Figure(figsize=(4.2 * n + 1.0, 4.0), layout="constrained")
     axes = fig.subplots(1, n, squeeze=False)[0]
     im = None
-    for ax, (mi, group) in zip(axes, groups.items()):
-        im = draw_heatmap(ax, group, f"Mi-UCT {mi}")
+    for ax, (label, group) in zip(axes, groups.items()):
+        im = draw_heatmap(ax, group, label)
     if im is not None:
         fig.colorbar(im, ax=list(axes), label="Mi-UCT score rate")
     if title:
@@ -261,8 +277,9 @@ def heatmap_figure(cells: list[Cell], title: str = ""):
 
 
 def draw_vs_playouts(ax, cells: list[Cell]) -> None:
-    """Score rate against playouts per move, one line per (variant, C), with 95% intervals."""
-    for mi, group in _by_mi(cells).items():
+    """Score rate against playouts per move, one line per (table, C), with 95% intervals."""
+    groups = group_cells(cells)
+    for label, group in groups.items():
         cs, ps, grid = _axes(group)
         for c in cs:
             pts = [(p, grid[(c, p)].rating) for p in ps if (c, p) in grid and grid[(c, p)].rating.games]
@@ -271,8 +288,8 @@ def draw_vs_playouts(ax, cells: list[Cell]) -> None:
             x = [p for p, _ in pts]
             y = [r.rate for _, r in pts]
             err = [[r.rate - r.low for _, r in pts], [r.high - r.rate for _, r in pts]]
-            label = f"C={c:g}" if len(_by_mi(cells)) == 1 else f"{mi}, C={c:g}"
-            ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=label)
+            ax.errorbar(x, y, yerr=err, marker="o", capsize=3,
+                        label=f"C={c:g}" if len(groups) == 1 else f"{label}, C={c:g}")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("playouts per move")
     ax.set_ylabel("Mi-UCT score rate")

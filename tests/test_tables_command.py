@@ -100,3 +100,21 @@ def test_uct_spec():
     assert uct_spec("ucb1:final=max", 1.0) == "ucb1:final=max,c=1"
     with pytest.raises(ValueError, match="c must be a finite number >= 0"):
         uct_spec("ucb1", -1)
+
+
+def test_cells_group_by_variant_and_uct_template():
+    from testbeds.ratings import rate
+    from testbeds.tables import Cell, group_cells, markdown_tables
+
+    r = rate(1, 0, 1)
+    cells = [Cell("miucb:episodic=true", "ucb1:c=0.5", 0.5, 10, r),
+             Cell("miucb:episodic=true", "ucb1:final=max,c=0.5", 0.5, 10, r),
+             Cell("miucb:episodic=true,final=max", "ucb1:final=max,c=0.5", 0.5, 10, r)]
+    assert [c.uct_template for c in cells] == ["ucb1", "ucb1:final=max", "ucb1:final=max"]
+    groups = group_cells(cells)
+    assert list(groups) == ["Mi-UCT miucb:episodic=true vs UCT ucb1",
+                            "Mi-UCT miucb:episodic=true vs UCT ucb1:final=max",
+                            "Mi-UCT miucb:episodic=true,final=max vs UCT ucb1:final=max"]
+    text = markdown_tables(cells)
+    assert "against UCT `ucb1:c=C`" in text and text.count("against UCT `ucb1:final=max,c=C`") == 2
+    assert list(group_cells(cells[:1])) == ["Mi-UCT miucb:episodic=true"]
