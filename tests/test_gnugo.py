@@ -61,3 +61,31 @@ def test_gnugo_plays_go_only():
     with pytest.raises(ValueError, match="Go only"):
         p.choose(NoGo(size=5), 0)
     p.close()
+
+
+def test_banditree_gtp_engine_against_gnugo_both_over_gtp():
+    # a controller relays moves between two GTP processes (as gogui-twogtp does): our engine,
+    # started as `banditree gtp`, and GNU Go; any `?` answer raises GtpEngineError
+    import sys
+
+    ours = GtpClient([sys.executable, "-m", "testbeds.cli", "gtp", "--game", "go", "--size", "7",
+                      "--player", "ucb1:c=0.5", "--playouts", "200"])
+    theirs = GtpClient([find_gnugo(), "--mode", "gtp", "--chinese-rules", "--level", "0",
+                        "--positional-superko", "--capture-all-dead", "--never-resign"])
+    try:
+        for c in (ours, theirs):
+            c.send("boardsize 7")
+            c.send("clear_board")
+            c.send("komi 7.5")
+        engines, colour, passes, moves = (ours, theirs), 0, 0, 0
+        while passes < 2 and moves < 3 * 49:
+            move = engines[colour].send(f"genmove {'bw'[colour]}")
+            engines[1 - colour].send(f"play {'bw'[colour]} {move}")
+            passes = passes + 1 if move.lower() == "pass" else 0
+            colour, moves = 1 - colour, moves + 1
+        assert moves > 10
+        score = ours.send("final_score")
+        assert score == "0" or score[:2] in ("B+", "W+")
+    finally:
+        ours.close()
+        theirs.close()
