@@ -162,7 +162,8 @@ def run_local(tasks: list[Task], workers: int = 1) -> Iterator[tuple[int, GameRo
     """Yield results of ``tasks`` as they finish, in this process (workers=1) or a process pool.
 
     Closing the iterator (an exception, Ctrl-C) terminates the pool at once; unfinished games
-    are lost, finished ones were yielded.
+    are lost, finished ones were yielded.  The pool starts fresh interpreters ("spawn"), so a
+    script that calls this with workers > 1 needs the usual ``if __name__ == "__main__":`` guard.
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
