@@ -11,7 +11,6 @@ import numba as nb
 import numpy as np
 
 from bandits.rng import randint
-from bandits.stats import COUNT
 
 _FAST = {"nnan", "nsz"}  # scores are never NaN (gated() replaces untried arms); infinities are used
 
@@ -27,38 +26,28 @@ def gated(score, count, valid):
 def argmax_random(work, rng):
     """Index of the largest entry of ``work``, exact ties broken uniformly at random.
 
-    Draws a random number only when there is a tie.  Invalid arms must be gated to -inf and at
-    least one arm must be valid (every caller guarantees it).
+    One vectorised pass finds the maximum, one scan finds its first index and counts ties; only a
+    tie costs a random draw and a third scan.  Invalid arms must be gated to -inf and at least one
+    arm must be valid (every caller guarantees it).
     """
     best = -np.inf
     for i in range(work.shape[0]):
         best = max(best, work[i])
-    ties = 0
+    first, ties = -1, 0
     for i in range(work.shape[0]):
-        ties += work[i] == best
-    j = 0 if ties == 1 else randint(rng, ties)
-    for i in range(work.shape[0]):
+        if work[i] == best:
+            ties += 1
+            if first < 0:
+                first = i
+    if ties == 1:
+        return first
+    j = randint(rng, ties)
+    for i in range(first, work.shape[0]):
         if work[i] == best:
             if j == 0:
                 return i
             j -= 1
-    return -1
-
-
-@nb.njit(cache=True)
-def untried_arm(stats, valid, rng):
-    """A uniformly random valid arm with no pull yet, or -1 if every valid arm has been pulled.
-
-    One pass with reservoir sampling; draws a random number only when there are two or more.
-    """
-    chosen = -1
-    seen = 0
-    for i in range(stats.shape[0]):
-        if valid[i] and stats[i, COUNT] == 0.0:
-            seen += 1
-            if seen == 1 or randint(rng, seen) == 0:
-                chosen = i
-    return chosen
+    return first
 
 
 @nb.njit(cache=True)

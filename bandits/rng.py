@@ -7,7 +7,7 @@ Two kinds of randomness, both pure functions of what is passed in:
   from a seed and up to two stream ids (e.g. task index, player) with SplitMix64, so that the
   stream of task ``i`` is the same whatever order or process runs it.
 * *Counter-based* draws: ``counter_normal(seed, i, a, j)`` is a fixed function of its four integer
-  arguments (SplitMix64 hashing, then Box-Muller).  The bandit testbeds use it for common random
+  arguments (SplitMix64 hashing, then the ziggurat).  The bandit testbeds use it for common random
   numbers: the reward of the j-th pull of arm a in task i does not depend on which policy pulls it.
 
 All functions are numba-compiled and callable from Python and from other compiled code.
@@ -28,7 +28,6 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
-_TWO_PI = 2.0 * math.pi
 
 
 @nb.njit(cache=True, inline="always")
@@ -121,26 +120,39 @@ def _normal_tail(s, negative):
             return x - _ZIG_R if negative else _ZIG_R - x
 
 
+@nb.njit(cache=True, inline="always")
+def _zig_layer(bits):
+    """Layer (low 7 bits) and uniform u in [-1, 1) (high 53 bits) of one 64-bit draw."""
+    return np.int64(bits & np.uint64(0x7F)), 2.0 * (float(bits >> np.uint64(11)) * _TWO_M53) - 1.0
+
+
+@nb.njit(cache=True)
+def _zig_slow(bits, s):
+    """The rare branches of one ziggurat attempt from ``bits``; (accepted, value), extra draws from s."""
+    xs = _ZIG_X
+    i, u = _zig_layer(bits)
+    if i == 0:
+        return True, _normal_tail(s, u < 0.0)
+    x = u * xs[i]
+    f0 = math.exp(-0.5 * (xs[i] * xs[i] - x * x))
+    f1 = math.exp(-0.5 * (xs[i + 1] * xs[i + 1] - x * x))
+    return f1 + uniform(s) * (f0 - f1) < 1.0, x
+
+
 @nb.njit(cache=True)
 def normal(s):
     """Standard normal by the ziggurat method (Marsaglia & Tsang 2000; Doornik's ZIGNOR, 2005).
 
     One 64-bit draw gives the layer (7 bits) and a uniform u in [-1, 1) (53 bits); about 98.8% of
-    draws return u * x[layer] at once, the rest fall back to an exact rejection step.
+    draws return u * x[layer] at once, the rest go through an exact rejection step.
     """
-    xs, ratio = _ZIG_X, _ZIG_RATIO
     while True:
         bits = next_u64(s)
-        i = np.int64(bits & np.uint64(0x7F))
-        u = 2.0 * (float(bits >> np.uint64(11)) * _TWO_M53) - 1.0
-        if abs(u) < ratio[i]:
-            return u * xs[i]
-        if i == 0:
-            return _normal_tail(s, u < 0.0)
-        x = u * xs[i]
-        f0 = math.exp(-0.5 * (xs[i] * xs[i] - x * x))
-        f1 = math.exp(-0.5 * (xs[i + 1] * xs[i + 1] - x * x))
-        if f1 + uniform(s) * (f0 - f1) < 1.0:
+        i, u = _zig_layer(bits)
+        if abs(u) < _ZIG_RATIO[i]:
+            return u * _ZIG_X[i]
+        accepted, x = _zig_slow(bits, s)
+        if accepted:
             return x
 
 
@@ -180,11 +192,19 @@ def counter_uniform(seed, i, a, j):
 
 @nb.njit(cache=True)
 def counter_normal(seed, i, a, j):
-    """Standard normal, a fixed function of (seed, i, a, j): Box-Muller on two hashed uniforms."""
+    """Standard normal, a fixed function of (seed, i, a, j).
+
+    The hash of the four integers is the first draw of the ziggurat (:func:`normal`); in the rare
+    case it is not accepted at once, the draw goes on with the stream seeded by that hash, so the
+    value is still a pure function of the arguments and exactly N(0, 1).
+    """
     h = _mix64(_key(seed, i, a) ^ _mix64(np.uint64(j) * _GOLDEN + _M2))
-    u1 = (float(h >> np.uint64(11)) + 0.5) * _TWO_M53
-    u2 = float(_mix64(h + _GOLDEN) >> np.uint64(11)) * _TWO_M53
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+    layer, u = _zig_layer(h)
+    if abs(u) < _ZIG_RATIO[layer]:
+        return u * _ZIG_X[layer]
+    s = stream_state(h, np.uint64(0), np.uint64(0))
+    accepted, x = _zig_slow(h, s)
+    return x if accepted else normal(s)
 
 
 class Stream:

@@ -58,3 +58,21 @@ def test_illegal_move_by_a_player_is_named():
         match(RandomPlayer(), RandomPlayer(), "nim", 0)
     with pytest.raises(ValueError, match="unknown game"):
         match(RandomPlayer(), RandomPlayer(), "chess", 2)
+
+
+def test_a_pass_the_search_leaves_out_is_still_a_legal_move():
+    # Go's legal_moves() lists what the search considers (no pass while a non-eye point is free), but
+    # an external engine may pass at any time: play_game accepts every move the rules allow.  Two
+    # passes end a 5x5 game on the empty board: area 0 - 0, komi 7.5 -> White (second) wins.
+    from treepolicies.games import Go
+
+    class Passer(Player):
+        name = "passer"
+
+        def choose(self, game, rng):
+            return game.str_to_move("pass")
+
+    game = Go(size=5)
+    assert game.str_to_move("pass") not in game.legal_moves()
+    record = play_game(game, Passer(), Passer(), seed=0)
+    assert record.moves == [25, 25] and record.winner == 1 and record.capped is False

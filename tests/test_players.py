@@ -3,6 +3,7 @@ import math
 
 import pytest
 
+import treepolicies
 from bandits import ModifiedImprovedUCB, UCB1
 from treepolicies import (PLAYER_FACTORIES, AlphaBetaPlayer, ConnectFour, MCTSPlayer, MiUCT, Nim, RandomPlayer, UCT,
                           make_player)
@@ -99,3 +100,17 @@ def test_reuse_after_a_missed_observe_falls_back_to_a_fresh_tree():
     reply = player.choose(game, 1)
     assert reply in game.legal_moves()
     assert player.last.visits.sum() == player.last.iterations  # a fresh tree
+
+
+def test_reused_root_with_moves_the_game_forbids_is_dropped():
+    # A reused root was expanded as an inner node, without root-only filters such as Go's positional
+    # superko.  The player keeps a reused tree only when its root moves equal game.legal_moves().
+    from treepolicies.games import Go
+    from treepolicies.players import _root_moves_agree
+
+    game = Go(size=5)
+    result = treepolicies.search(game, "ucb1", iterations=200, seed=0)
+    assert _root_moves_agree(result.tree, game)
+    other = game.copy()
+    other.play(12)  # the centre is now occupied: 24 root moves instead of 25
+    assert not _root_moves_agree(result.tree, other)

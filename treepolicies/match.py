@@ -54,13 +54,17 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
 
 @dataclasses.dataclass
 class GameRecord:
-    """One finished game: ``winner`` 0 (first player), 1 (second) or None (draw)."""
+    """One finished game: ``winner`` 0 (first player), 1 (second) or None (draw).
+
+    ``capped``: the game was ended by the game's own move cap (Go: 3 x points) and scored as it stood.
+    """
 
     winner: int | None
     moves: list
     first: str
     second: str
     seed: int
+    capped: bool = False
 
     @property
     def n_moves(self) -> int:
@@ -119,16 +123,19 @@ def play_game(game, first, second, seed: int) -> GameRecord:
     while not g.terminal():
         side = (int(g.to_move) - start) % 2
         move = players[side].choose(g.copy(), streams[side])
-        legal = g.legal_moves()
-        if move not in legal:
-            raise ValueError(f"player {players[side].name!r} chose the illegal move {move!r}; legal moves: {legal}")
+        # is_legal (Go, NoGo) also accepts moves the search leaves out, e.g. an external engine's pass
+        legal = g.is_legal(move) if hasattr(g, "is_legal") else move in g.legal_moves()
+        if not legal:
+            raise ValueError(f"player {players[side].name!r} chose the illegal move {move!r}; "
+                             f"legal moves: {g.legal_moves()}")
         g.play(move)
         moves.append(move)
         for p in distinct:
             p.observe(move)
     r = g.reward(start)
     winner = None if r == 0.5 else (0 if r == 1.0 else 1)
-    return GameRecord(winner=winner, moves=moves, first=first.name, second=second.name, seed=seed)
+    return GameRecord(winner=winner, moves=moves, first=first.name, second=second.name, seed=seed,
+                      capped=bool(getattr(g, "capped", False)))
 
 
 def match(player_a, player_b, game, n_games: int, seed: int = 0,

@@ -72,7 +72,7 @@ class MCTSPlayer(Player):
         self._tree = None
 
     def choose(self, game, rng):
-        tree = self._tree if self.reuse else None
+        tree = self._tree if self.reuse and _root_moves_agree(self._tree, game) else None
         try:
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
                             final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree)
@@ -92,6 +92,18 @@ class MCTSPlayer(Player):
     def observe(self, move) -> None:
         if self._tree is not None:
             self._tree = reroot(self._tree, move)
+
+
+def _root_moves_agree(tree, game) -> bool:
+    """False when a reused compiled tree's root moves differ from the game's legal moves.
+
+    A reused root was expanded as an inner node, without the game's root-only filters (Go's
+    positional superko), so it may hold a move the game now forbids; the player then searches afresh.
+    """
+    if tree is None or not tree.compiled or tree.first[0] < 0:
+        return True
+    f, n = int(tree.first[0]), int(tree.nchild[0])
+    return sorted(int(m) for m in tree.move[f:f + n]) == sorted(int(m) for m in game.legal_moves())
 
 
 def UCT(c: float = math.sqrt(2.0), playouts=1000, seconds=None, **options) -> MCTSPlayer:
