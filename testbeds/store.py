@@ -12,8 +12,9 @@ Every finished game is one row, committed at once::
           seed, first, second,  first/second: player specs (who moved first and second);
           a_first, winner,      winner: 0 first player, 1 second, NULL draw;
           score_a, n_moves,     score_a: A's score 1 / 0.5 / 0;
-          sgf, seconds,         sgf: the game record where the game is Go-like, else NULL;
-          finished_at)          seconds: wall time of the game; finished_at: UTC time stamp
+          capped, sgf,          capped: 1 if the game's move cap ended it (Go: 3 x points);
+          seconds, finished_at) sgf: the game record where the game is Go-like, else NULL;
+                                seconds: wall time of the game; finished_at: UTC time stamp
 
 Opening a file whose header differs from the one asked for raises ``ValueError`` naming the
 differing keys: results of different configurations are never mixed.  Rows are only inserted,
@@ -52,6 +53,7 @@ CREATE TABLE IF NOT EXISTS games (
     winner INTEGER CHECK (winner IN (0, 1)),
     score_a REAL NOT NULL CHECK (score_a IN (0, 0.5, 1)),
     n_moves INTEGER NOT NULL,
+    capped INTEGER NOT NULL DEFAULT 0 CHECK (capped IN (0, 1)),
     sgf TEXT,
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL,
@@ -79,11 +81,12 @@ class GameRow:
     n_moves: int
     sgf: str | None = None
     seconds: float = 0.0
+    capped: bool = False
 
     def outcome(self) -> tuple:
         """The deterministic part of the row (everything but timing), for comparisons."""
         return (self.game_index, self.seed, self.first, self.second, self.a_first, self.winner,
-                self.score_a, self.n_moves, self.sgf)
+                self.score_a, self.n_moves, self.capped, self.sgf)
 
 
 @dataclass(frozen=True)
@@ -210,16 +213,16 @@ class ResultStore:
         try:
             self._con.execute(
                 "INSERT INTO games(run_id, game_index, seed, first, second, a_first, winner, score_a,"
-                " n_moves, sgf, seconds, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " n_moves, capped, sgf, seconds, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, row.game_index, row.seed, row.first, row.second, int(row.a_first),
-                 row.winner, row.score_a, row.n_moves, row.sgf, row.seconds, _now()))
+                 row.winner, row.score_a, row.n_moves, int(row.capped), row.sgf, row.seconds, _now()))
         except sqlite3.IntegrityError as exc:
             raise ValueError(f"game {row.game_index} of run {run_id} cannot be stored in {self.path}: "
                              f"{exc}") from None
 
     def games(self, run_id: int, limit: int | None = None) -> list[GameRow]:
         """Stored games of a run in index order; ``limit``: only indices below it."""
-        sql = ("SELECT game_index, seed, first, second, a_first, winner, score_a, n_moves, sgf, seconds"
+        sql = ("SELECT game_index, seed, first, second, a_first, winner, score_a, n_moves, sgf, seconds, capped"
                " FROM games WHERE run_id = ?")
         args: tuple = (run_id,)
         if limit is not None:
@@ -227,7 +230,8 @@ class ResultStore:
             args += (int(limit),)
         rows = self._con.execute(sql + " ORDER BY game_index", args).fetchall()
         return [GameRow(int(r[0]), int(r[1]), r[2], r[3], bool(r[4]),
-                        None if r[5] is None else int(r[5]), float(r[6]), int(r[7]), r[8], float(r[9]))
+                        None if r[5] is None else int(r[5]), float(r[6]), int(r[7]), r[8], float(r[9]),
+                        bool(r[10]))
                 for r in rows]
 
     def finished_indices(self, run_id: int) -> set[int]:

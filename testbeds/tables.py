@@ -29,7 +29,7 @@ DEFAULT_C = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
 DEFAULT_PLAYOUTS = (1000, 3000, 5000)
 DEFAULT_MI = "miucb:episodic=true"
 
-CSV_COLUMNS = ("mi", "uct", "c", "playouts", "games", "wins", "draws", "losses", "win_rate",
+CSV_COLUMNS = ("mi", "uct", "c", "playouts", "games", "wins", "draws", "losses", "capped", "win_rate",
                "low", "high", "elo", "elo_low", "elo_high")
 
 
@@ -100,6 +100,7 @@ class Cell:
     c: float
     playouts: int
     rating: Rating
+    capped: int = 0  # games ended by the game's move cap (Go), scored as they stood
 
     @property
     def uct_template(self) -> str:
@@ -146,8 +147,10 @@ def _cells(store: ResultStore, limit: int | None):
         t = run.tags
         if not {"mi", "c", "playouts"} <= set(t):
             continue
+        games = store.games(run.run_id, limit)
+        wdl = [sum(g.score_a == v for g in games) for v in (1.0, 0.5, 0.0)]
         yield run.run_id, Cell(t["mi"], t.get("uct", run.config["b"]), float(t["c"]), int(t["playouts"]),
-                               rate(*store.counts(run.run_id, limit)))
+                               rate(*wdl), sum(g.capped for g in games))
 
 
 def collect_cells(db, games: int | None = None) -> list[Cell]:
@@ -188,7 +191,7 @@ def write_csv(cells: list[Cell], path) -> Path:
         for cell in sorted(cells, key=lambda x: (x.mi, x.c, x.playouts)):
             r = cell.rating
             w.writerow([cell.mi, cell.uct, f"{cell.c:g}", cell.playouts, r.games, r.wins, r.draws,
-                        r.losses] + [_num(x) for x in (r.rate, r.low, r.high, r.elo, r.elo_low, r.elo_high)])
+                        r.losses, cell.capped] + [_num(x) for x in (r.rate, r.low, r.high, r.elo, r.elo_low, r.elo_high)])
     return path
 
 

@@ -133,7 +133,7 @@ def play_task(task: Task) -> tuple[int, GameRow]:
         score_a = 1.0 if (winner == 0) == a_first else 0.0
     sgf = _sgf(game, record, spec_first, spec_second)
     return task.run_id, GameRow(i, seed, spec_first, spec_second, a_first, winner, score_a,
-                                int(record.n_moves), sgf, seconds)
+                                int(record.n_moves), sgf, seconds, bool(getattr(record, "capped", False)))
 
 
 def _sgf(start, record, black: str, white: str) -> str | None:

@@ -1,4 +1,5 @@
 """The SQLite results database: header check, insert-only games, lock, reading back."""
+import dataclasses
 import sqlite3
 
 import pytest
@@ -22,14 +23,15 @@ def test_roundtrip_and_counts(tmp_path):
         assert s.run_id(HEADER) == rid  # same config, same run
         s.add_game(rid, row(0, 1.0, sgf="(;GM[1]SZ[5];B[cc])"))
         s.add_game(rid, row(2, 0.0))
-        s.add_game(rid, row(1, 0.5))
+        s.add_game(rid, dataclasses.replace(row(1, 0.5), capped=True))
     with ResultStore(db) as s:  # read-only open: header as stored
         assert s.header == HEADER
         assert s.finished_indices(rid) == {0, 1, 2}
         games = s.games(rid)
         assert [g.game_index for g in games] == [0, 1, 2]
         assert games[0] == row(0, 1.0, sgf="(;GM[1]SZ[5];B[cc])")
-        assert games[1].winner is None and games[1].score_a == 0.5
+        assert games[1].winner is None and games[1].score_a == 0.5 and games[1].capped
+        assert not games[0].capped
         assert s.counts(rid) == (1, 1, 1)
         assert s.counts(rid, limit=2) == (1, 1, 0)  # only games 0 and 1
         assert s.runs()[0].config == HEADER

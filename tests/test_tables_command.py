@@ -43,6 +43,7 @@ def test_csv_is_the_grid(grid):
             w, d, l = store.counts(run.run_id)
             assert (int(r["wins"]), int(r["draws"]), int(r["losses"])) == (w, d, l)
             assert int(r["games"]) == GAMES == w + d + l
+            assert int(r["capped"]) == 0  # NoGo has no move cap
             assert float(r["win_rate"]) == pytest.approx((w + d / 2) / GAMES)
             assert float(r["low"]) <= float(r["win_rate"]) <= float(r["high"])
 

@@ -69,6 +69,9 @@ def run(args) -> int:
     print(f"A: {r.wins} wins, {r.draws} draws, {r.losses} losses in {r.games} games")
     print(f"A score {r.rate:.4f} (draws count half), Wilson 95% interval [{r.low:.4f}, {r.high:.4f}]")
     print(f"A - B {format_elo(r)}")
+    capped = sum(g.capped for g in result.games)
+    if capped:
+        print(f"{capped} games ended by the game's move cap and were scored as they stood")
     if args.db:
         print(f"{result.played} games played now, {r.games} in {args.db}")
     return 0
