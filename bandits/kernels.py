@@ -40,6 +40,8 @@ def init_row(kind, params, state, arm_state, valid):
         improved_ucb.init(params, state, arm_state, valid)
     elif kind == MIUCB:
         modified_improved_ucb.init(params, state, arm_state, valid)
+    elif kind == THOMPSON:
+        thompson.init(params, state, arm_state, valid)
 
 
 @nb.njit(cache=True, inline="always")
@@ -66,6 +68,8 @@ def record_row(kind, params, state, arm_state, stats, arm, reward):
     record(stats, arm, reward)
     if kind == IUCB:
         improved_ucb.on_record(params, state, arm_state, arm, reward)
+    elif kind == THOMPSON:
+        thompson.on_record(params, arm_state, stats, arm)
 
 
 @nb.njit(cache=True)

@@ -15,13 +15,25 @@ def stats_from(pulls):
     return stats
 
 
-def select_once(policy, stats, t, seed=0, valid=None):
-    """(arm, work) for one selection on one bandit with fresh policy state."""
-    k = stats.shape[0]
+def select_once(policy, pulls, t, seed=0, valid=None):
+    """(arm, work) for one selection on one bandit with fresh policy state.
+
+    pulls: a list of per-arm reward lists, recorded through the policy (kernels.record_row, arm by
+    arm) so that its per-arm state follows; or a ready (K, NSTAT) stats array for policies without
+    per-arm state.
+    """
+    k = len(pulls)
     valid = np.ones(k, dtype=np.bool_) if valid is None else valid
     state = np.zeros(max(1, policy.state_width))
     arm_state = np.zeros((k, max(1, policy.arm_state_width)))
     kernels.init_row(policy.kind, policy.params, state, arm_state, valid)
+    if isinstance(pulls, np.ndarray):
+        stats = pulls
+    else:
+        stats = new_stats(k)
+        for arm, rewards in enumerate(pulls):
+            for r in rewards:
+                kernels.record_row(policy.kind, policy.params, state, arm_state, stats, arm, float(r))
     work = np.full(k, np.nan)
     arm = kernels.select_row(policy.kind, policy.params, state, arm_state, stats, valid, t,
                              Stream(seed).state, work)

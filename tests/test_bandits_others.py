@@ -61,8 +61,7 @@ def test_gaussian_klucb_equals_ucb1_sqrt2():
 
 def draws(policy, pulls, n=20000):
     """Posterior draws: one valid arm, so the score left in `work` is the draw itself."""
-    stats = stats_from(pulls)
-    return np.array([select_once(policy, stats, t=len(pulls[0]), seed=s)[1][0] for s in range(n)])
+    return np.array([select_once(policy, pulls, t=len(pulls[0]), seed=s)[1][0] for s in range(n)])
 
 
 def test_thompson_gaussian_posterior():
