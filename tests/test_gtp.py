@@ -98,6 +98,64 @@ def test_genmove_plays_a_legal_move_and_capture_is_scored():
     assert len(e.game.moves) == 8 and e.game.to_move == 0
 
 
+def test_play_and_genmove_go_on_after_two_passes_and_undo_stays_in_step():
+    e = GtpEngine(game="go", size=5, player="random", seed=1)
+    script = b"""play b pass
+play w pass
+play b B2
+genmove w
+play b pass
+play w pass
+genmove b
+undo
+undo
+undo
+undo
+undo
+undo
+undo
+undo
+"""
+    answers = [a for a in session(e, script).split("\n\n") if a]
+    # two passes end self-play, not the GTP session: B2 is legal by the rules and accepted
+    assert answers[:3] == ["= ", "= ", "= "]
+    assert re.fullmatch(r"= ([A-E][1-5]|pass)", answers[3]), answers[3]
+    assert answers[4:6] == ["= ", "= "]
+    assert answers[6] == "= pass"  # the game is over again: genmove agrees and records its pass
+    # seven moves were played (genmove's pass included): exactly seven undos succeed
+    assert answers[7:14] == ["= "] * 7
+    assert answers[14] == "? cannot undo"
+    assert e.game.moves == [] and (e.game.board() == 0).all() and e.game.to_move == 0
+
+
+def test_genmove_after_two_passes_is_recorded_and_undone():
+    e = GtpEngine(game="go", size=5, player="random")
+    for cmd in ("play b c3", "play w pass", "play b pass"):
+        assert e.handle(cmd) == "= \n\n"
+    assert e.handle("genmove w") == "= pass\n\n"
+    assert e.game.moves == [12, 25, 25, 25]
+    assert e.handle("undo") == "= \n\n"
+    assert e.game.moves == [12, 25, 25] and e.game.terminal()  # back to the position after two passes
+    assert e.handle("play w b2") == "= \n\n"
+
+
+def test_the_move_cap_does_not_end_a_gtp_session():
+    from treepolicies.games.go import Go
+
+    e = GtpEngine(game="go", size=5, player="random", seed=2)
+    e.game = Go(size=5, move_cap=4)  # a long game reaching the cap, made short
+    for cmd in ("play b c3", "play w c2", "play b b2", "play w d2"):
+        assert e.handle(cmd) == "= \n\n"
+    assert e.game.terminal() and e.game.capped
+    assert e.handle("play b e5") == "= \n\n"  # legal by the rules: accepted past the cap
+    answer = e.handle("genmove w")
+    assert re.fullmatch(r"= [A-E][1-5]\n\n", answer), answer  # a real search move, not a bare pass
+    assert len(e.game.moves) == 6 and len(e.undo_stack) == 6
+    for _ in range(6):
+        assert e.handle("undo") == "= \n\n"
+    assert e.handle("undo") == "? cannot undo\n\n"
+
+
 def test_hostile_input_never_corrupts_the_position():
     e = GtpEngine(game="go", size=9, player="random")
     e.handle("play b e5")

@@ -17,14 +17,18 @@ made on a copy that replaces the position only once the command has succeeded); 
 bad colours or vertices, occupied points, illegal moves, oversized lines (more than ``MAX_LINE``
 bytes, discarded) and undecodable bytes all answer ``? message``.  NoGo: ``play`` refuses a
 capturing or suicidal move and ``pass`` (there is none); ``genmove`` answers ``resign`` when the
-colour to play has no legal move.
+colour to play has no legal move.  Go: two passes and the move cap end self-play games and
+playouts, not a GTP session: ``play`` accepts every move legal by the rules after them; ``genmove``
+after two passes answers ``pass`` and after the move cap searches on.  Every move ``play`` or
+``genmove`` makes (a pass included) goes on the undo stack, so ``undo`` stays in step with the
+controller.
 """
 from __future__ import annotations
 
 import sys
 
 from bandits.rng import Stream
-from treepolicies.games.board import MAX_SIZE, MIN_SIZE
+from treepolicies.games.board import H_PASSES, MAX_SIZE, MIN_SIZE
 from treepolicies.games.go import Go
 from treepolicies.games.nogo import NoGo
 
@@ -218,8 +222,7 @@ class GtpEngine:
         self._nargs(args, 2)
         player = _colour(args[0])
         move = self._vertex(args[1])
-        g = self.game.copy()
-        g.set_to_move(player)
+        g = self._open_copy(player)
         if not g.is_legal(move):
             raise GtpError("illegal move")
         g.play(move)
@@ -227,15 +230,30 @@ class GtpEngine:
         self.player.observe(move)
         return ""
 
+    def _open_copy(self, player: int, reopen: bool = True):
+        """A copy of the position with ``player`` to move; Go: reopened (:meth:`Go.reopen`) if
+        ``reopen``, so that every move legal by the rules can be played after two passes or the
+        move cap (those end self-play games and playouts, not a GTP session)."""
+        g = self.game.copy()
+        if reopen and self.kind == "go":
+            g.reopen()
+        g.set_to_move(player)
+        return g
+
     def cmd_genmove(self, args):
         self._nargs(args, 1)
         player = _colour(args[0])
-        g = self.game.copy()
-        g.set_to_move(player)
+        g = self._open_copy(player, reopen=False)
         if g.terminal():
             if self.kind == "nogo":
-                return "resign"
-            return "pass"  # the Go game is over (two passes or the move cap): nothing is played
+                return "resign"  # no legal move: nothing is played
+            if g.state[H_PASSES] >= 2:  # the Go game ended by two passes: agree, and record the pass
+                g.reopen()
+                g.play(g.PASS)
+                self._replace(g)
+                self.player.observe(g.PASS)
+                return "pass"
+            g.reopen()  # the move cap: it ends self-play, not a GTP session
         stream = Stream(self.seed, _GTP_STREAM, self.genmoves)
         self.genmoves += 1
         move = self.player.choose(g.copy(), stream)

@@ -408,6 +408,18 @@ class Go(BoardGame):
         super().set_to_move(player)
         self._mark_superko()
 
+    def reopen(self) -> None:
+        """Let the game go on past its end, for a GTP session, where two passes and the move cap
+        end nothing (they end self-play games and playouts): after two or more passes in a row
+        the count becomes 1 (the last move was a pass, so one more pass ends the game again), and
+        a reached move cap moves to ``moves + 3 * size * size``.  No-op on a game not over."""
+        s = self.state
+        if s[H_PASSES] >= 2:
+            s[H_PASSES] = 1
+        if s[H_MOVES] >= s[H_CAP]:
+            s[H_CAP] = s[H_MOVES] + 3 * self.size * self.size
+        self._mark_superko()
+
     def set_komi(self, komi: float) -> None:
         """Change the komi (a multiple of 0.5, |komi| <= points), e.g. for GTP ``komi``."""
         _check_komi(komi, self.size)
