@@ -279,3 +279,41 @@ def test_compiled_search_leaves_superko_moves_out_of_its_root():
     assert a5 not in g.legal_moves()
     result = search(g, "ucb1:c=0.5", iterations=300, seed=0)
     assert a5 not in result.moves and sorted(result.moves) == sorted(g.legal_moves())
+
+
+def _with_history(g, repeating):
+    """Add to g's game record the positions that each move of ``repeating`` would create, so that
+    every one of them repeats a position (positional superko) at g's root."""
+    import numpy as np
+
+    hashes = []
+    for m in repeating:
+        t = g.copy()
+        t.play(m)
+        hashes.append(t.position_hash)
+    g._seen = np.unique(np.concatenate([g._seen, np.array(hashes, dtype=np.int64)]))
+    g._mark_superko()
+    return g
+
+
+def test_superko_list_holds_more_than_sixteen_repeating_root_moves():
+    # 20 of the 25 points of the empty 5x5 board would repeat a position: the root's superko list
+    # once held 16 moves, so the compiled search could still pick one of the other 4
+    from treepolicies import search
+
+    allowed = [0, 4, 12, 20, 24]
+    repeating = [m for m in range(25) if m not in allowed]
+    g = _with_history(Go(size=5), repeating)
+    assert not any(g.is_legal(m) for m in repeating)
+    assert sorted(g.legal_moves()) == allowed
+    result = search(g, "ucb1:c=0.5", iterations=400, seed=0)
+    assert sorted(result.moves) == allowed and result.move in allowed
+
+
+def test_every_root_move_repeating_leaves_only_pass():
+    from treepolicies import search
+
+    g = _with_history(Go(size=5), list(range(25)))
+    assert g.legal_moves() == [g.PASS]
+    result = search(g, "ucb1:c=0.5", iterations=50, seed=0)
+    assert result.moves == [g.PASS] and result.move == g.PASS

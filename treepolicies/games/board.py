@@ -7,13 +7,13 @@ kernel is a numba function of the array alone.  Points live on a padded board of
 array.  A *move code* is ``row * size + col`` (row 0 at the top, as the ASCII diagrams are
 written); the padded point of a code is ``(row + 1) * W + col + 1``.
 
-Layout (``P = W * W``; header slots ``H_*`` first, then nine arrays of length ``P``)::
+Layout (``P = W * W``; header slots ``H_*`` first, then nine arrays of length ``P``, then the
+root's superko list of ``size * size`` slots)::
 
     state[0:HDR]          header: size, to_move (0 Black, 1 White), ko point (-1 none),
                           consecutive passes, moves played, Zobrist hash, number of empty points,
-                          2 * komi, move cap, W, P; then the root's superko list (Go): the move
-                          number it applies at and up to MAX_FORBID move codes that would repeat
-                          an earlier position of the game (written by the Python Go object)
+                          2 * komi, move cap, W, P; the move number the root's superko list
+                          applies at and its length (slots 16..31 are unused)
     board   = [HDR + 0P]  EMPTY / BLACK / WHITE / BORDER per point
     chain   = [HDR + 1P]  chain id of a stone (the id is one stone of the chain, fixed until merged)
     nxt     = [HDR + 2P]  next stone of the same chain (a circular list through all its stones)
@@ -23,6 +23,9 @@ Layout (``P = W * W``; header slots ``H_*`` first, then nine arrays of length ``
     libq    = [HDR + 6P]  sum of their squares
     empties = [HDR + 7P]  the empty points, first ``state[H_NEMPTY]`` entries, in any order
     eidx    = [HDR + 8P]  position of an empty point inside ``empties``
+    forbid  = [HDR + 9P]  (Go) the root's superko list: the move codes that would repeat an earlier
+                          position of the game (written by the Python Go object; at most one per
+                          point, so ``size * size`` slots always suffice); see :func:`forbid_base`
 
 Pseudo-liberties (as in libego and GNU Go's Monte Carlo board): a chain's pseudo-liberty count is
 the number of (stone, empty neighbour) pairs, so an empty point touching the chain twice counts
@@ -44,7 +47,7 @@ from bandits.rng import randint
 __all__ = [
     "EMPTY", "BLACK", "WHITE", "BORDER", "MIN_SIZE", "MAX_SIZE", "HDR",
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
-    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "FORBID", "MAX_FORBID", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
+    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
     "position_hash", "ZOBRIST", "ZSTRIDE",
 ]
@@ -54,8 +57,7 @@ MIN_SIZE, MAX_SIZE = 5, 19
 
 H_SIZE, H_TOMOVE, H_KO, H_PASSES, H_MOVES, H_HASH, H_NEMPTY, H_KOMI2, H_CAP, H_STRIDE, H_NPTS = range(11)
 H_FORBID_AT, H_NFORBID = 11, 12
-FORBID, MAX_FORBID = 16, 16
-HDR = FORBID + MAX_FORBID
+HDR = 32  # header slots (13..31 unused; the superko list once lived at 16..31 and held only 16 moves)
 
 ZSTRIDE = (MAX_SIZE + 2) ** 2
 
@@ -84,7 +86,7 @@ def new_state(size: int, komi2: int = 0, cap: int = 0) -> np.ndarray:
     size = check_size(size)
     w = size + 2
     npts = w * w
-    state = np.zeros(HDR + 9 * npts, dtype=np.int64)
+    state = np.zeros(HDR + 9 * npts + size * size, dtype=np.int64)
     state[H_SIZE], state[H_KO], state[H_KOMI2], state[H_CAP] = size, -1, komi2, cap
     state[H_STRIDE], state[H_NPTS] = w, npts
     state[H_FORBID_AT] = -1
@@ -102,6 +104,12 @@ def new_state(size: int, komi2: int = 0, cap: int = 0) -> np.ndarray:
             k += 1
     state[H_NEMPTY] = k
     return state
+
+
+@nb.njit(cache=True)
+def forbid_base(state):
+    """Index of the first slot of the root's superko list (``size * size`` slots)."""
+    return HDR + 9 * state[H_NPTS]
 
 
 @nb.njit(cache=True)

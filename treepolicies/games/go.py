@@ -28,8 +28,8 @@ import numpy as np
 
 from treepolicies.games import board as bd
 from treepolicies.games.board import (
-    BLACK, EMPTY, FORBID, H_CAP, H_FORBID_AT, H_HASH, H_KO, H_MOVES, H_NFORBID, H_PASSES, H_SIZE,
-    H_STRIDE, H_TOMOVE, HDR, MAX_FORBID, WHITE,
+    BLACK, EMPTY, H_CAP, H_FORBID_AT, H_HASH, H_KO, H_MOVES, H_NFORBID, H_PASSES, H_SIZE,
+    H_STRIDE, H_TOMOVE, HDR, WHITE,
 )
 from treepolicies.games import CompiledGame, GameKernels
 
@@ -62,6 +62,7 @@ def go_legal(state, out):
     w = state[H_STRIDE]
     colour = state[H_TOMOVE] + 1
     nf = state[H_NFORBID] if state[H_MOVES] == state[H_FORBID_AT] else 0
+    fb = bd.forbid_base(state)
     k = 0
     for r in range(n):
         for c in range(n):
@@ -70,7 +71,7 @@ def go_legal(state, out):
                 code = r * n + c
                 allowed = True
                 for j in range(nf):
-                    if state[FORBID + j] == code:
+                    if state[fb + j] == code:
                         allowed = False
                 if allowed:
                     out[k] = code
@@ -399,8 +400,9 @@ class Go(BoardGame):
         s[H_FORBID_AT], s[H_NFORBID] = -1, 0
         n = self.kernels.legal(s, self._buf)
         out = np.empty(max(1, n), dtype=np.int64)
-        k = min(int(go_repeating_moves(s, self._buf, n, self._seen, out)), MAX_FORBID)
-        s[FORBID:FORBID + k] = out[:k]  # more than MAX_FORBID is unheard of; play() checks all anyway
+        k = int(go_repeating_moves(s, self._buf, n, self._seen, out))  # k <= n <= size * size slots
+        fb = int(bd.forbid_base(s))
+        s[fb:fb + k] = out[:k]
         s[H_NFORBID] = k
         s[H_FORBID_AT] = s[H_MOVES]
 
@@ -445,10 +447,7 @@ class Go(BoardGame):
 
     def legal_moves(self) -> list[int]:
         """The search's moves (non-own-eye legal points, else pass) without superko violations."""
-        moves = super().legal_moves()
-        if self.state[H_NFORBID] == MAX_FORBID:  # list full: check every move (never seen in practice)
-            moves = [m for m in moves if not self._repeats(m)] or [self.PASS]
-        return moves
+        return super().legal_moves()
 
     def all_legal_moves(self) -> list[int]:
         """Every move legal under the full rules, pass included (while the game is not over)."""
