@@ -1,9 +1,9 @@
 """Compiled helpers shared by the selection kernels: untried arms first, argmax with random ties.
 
 Index policies write one score per arm into a scratch vector through :func:`gated`, which turns an
-untried valid arm into +inf and an invalid arm into -inf; :func:`argmax_random` then returns the
-best arm with exact ties broken uniformly at random.  So "untried arms first, chosen uniformly at
-random, and ties at random" is one rule, written once.  Both loops are branch-free and vectorise.
+untried valid arm into +inf and an invalid arm into -inf, keeping the running maximum; then
+:func:`pick_max` returns the best arm with exact ties broken uniformly at random.  So "untried arms
+first, chosen uniformly at random, and ties at random" is one rule, written once.
 """
 from __future__ import annotations
 
@@ -12,9 +12,6 @@ import numpy as np
 
 from bandits.rng import randint
 
-_FAST = {"nnan", "nsz"}  # scores are never NaN (gated() replaces untried arms); infinities are used
-
-
 @nb.njit(cache=True, inline="always")
 def gated(score, count, valid):
     """+inf for an untried valid arm, -inf for an invalid arm, else ``score``."""
@@ -22,24 +19,20 @@ def gated(score, count, valid):
     return s if valid else -np.inf
 
 
-@nb.njit(cache=True, fastmath=_FAST)
-def argmax_random(work, rng):
-    """Index of the largest entry of ``work``, exact ties broken uniformly at random.
+@nb.njit(cache=True, inline="always")
+def pick_max(work, best, rng):
+    """Index of an entry of ``work`` equal to ``best`` (its maximum), ties broken uniformly at random.
 
-    One vectorised pass finds the maximum, one scan finds its first index and counts ties; only a
-    tie costs a random draw and a third scan.  Invalid arms must be gated to -inf and at least one
-    arm must be valid (every caller guarantees it).
+    One scan finds the first maximum and counts ties; only a tie costs a random draw and a second
+    scan.  Index policies compute ``best`` while they write their scores (one fused pass).
     """
-    best = -np.inf
-    for i in range(work.shape[0]):
-        best = max(best, work[i])
     first, ties = -1, 0
     for i in range(work.shape[0]):
         if work[i] == best:
             ties += 1
             if first < 0:
                 first = i
-    if ties == 1:
+    if ties <= 1:
         return first
     j = randint(rng, ties)
     for i in range(first, work.shape[0]):
@@ -48,6 +41,19 @@ def argmax_random(work, rng):
                 return i
             j -= 1
     return first
+
+
+@nb.njit(cache=True)
+def argmax_random(work, rng):
+    """Index of the largest entry of ``work``, exact ties broken uniformly at random.
+
+    Invalid arms must be gated to -inf and at least one arm must be valid (every caller guarantees it).
+    """
+    best = -np.inf
+    for i in range(work.shape[0]):
+        if work[i] > best:
+            best = work[i]
+    return pick_max(work, best, rng)
 
 
 @nb.njit(cache=True)

@@ -30,7 +30,7 @@ from bandits.policy import Policy
 KIND = 1
 
 # state columns
-_T, _M_CUR, _M_LAST, _DELTA, _N, _ACTIVE, _FALLBACK, _EPISODES = range(8)
+_T, _M_CUR, _M_LAST, _DELTA, _N, _FALLBACK, _EPISODES = range(7)
 # arm_state columns
 _EP_COUNT, _EP_SUM, _IS_ACTIVE = 0, 1, 2
 _E = math.e
@@ -49,19 +49,16 @@ def last_round(horizon):
 
 
 @nb.njit(cache=True)
-def _start_episode(state, arm_state, valid, horizon):
+def _start_episode(state, arm_state, horizon):
     state[_T] = horizon
     state[_M_CUR] = 0.0
     state[_M_LAST] = last_round(horizon)
     state[_DELTA] = 1.0
     state[_N] = round_size(horizon, 1.0) if state[_M_LAST] >= 0 else 0.0
-    active = 0
     for i in range(arm_state.shape[0]):
         arm_state[i, _EP_COUNT] = 0.0
         arm_state[i, _EP_SUM] = 0.0
-        arm_state[i, _IS_ACTIVE] = 1.0 if valid[i] else 0.0
-        active += 1 if valid[i] else 0
-    state[_ACTIVE] = active
+        arm_state[i, _IS_ACTIVE] = 1.0
     state[_EPISODES] += 1.0
 
 
@@ -70,51 +67,68 @@ def init(params, state, arm_state, valid):
     """params = [horizon T (0 if episodic), episodic flag]."""
     state[_FALLBACK] = 0.0
     state[_EPISODES] = 0.0
-    _start_episode(state, arm_state, valid, 2.0 if params[1] != 0.0 else params[0])
+    _start_episode(state, arm_state, 2.0 if params[1] != 0.0 else params[0])
+
+
+@nb.njit(cache=True, inline="always")
+def _eligible(arm_state, valid, i):
+    """Arm i is in B_m (never eliminated this episode) and valid at this call."""
+    return arm_state[i, _IS_ACTIVE] != 0.0 and valid[i]
 
 
 @nb.njit(cache=True)
-def _eliminate(state, arm_state):
+def _eliminate(state, arm_state, valid):
+    """B_{m+1} = {i in B_m : w_i + c_m >= max_j (w_j - c_m)} over the eligible arms."""
     horizon, delta, n = state[_T], state[_DELTA], state[_N]
     c = math.sqrt(math.log(horizon * delta * delta) / (2.0 * n))
     best_lower = -math.inf
     for i in range(arm_state.shape[0]):
-        if arm_state[i, _IS_ACTIVE] != 0.0:
+        if _eligible(arm_state, valid, i):
             best_lower = max(best_lower, arm_state[i, _EP_SUM] / arm_state[i, _EP_COUNT] - c)
-    active = 0
     for i in range(arm_state.shape[0]):
-        if arm_state[i, _IS_ACTIVE] != 0.0:
-            if arm_state[i, _EP_SUM] / arm_state[i, _EP_COUNT] + c >= best_lower:
-                active += 1
-            else:
-                arm_state[i, _IS_ACTIVE] = 0.0
-    state[_ACTIVE] = active
+        if _eligible(arm_state, valid, i) and arm_state[i, _EP_SUM] / arm_state[i, _EP_COUNT] + c < best_lower:
+            arm_state[i, _IS_ACTIVE] = 0.0
 
 
 @nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
-    """The arm the round schedule asks for at play t+1 (t plays done); deterministic."""
+    """The arm the round schedule asks for at play t+1 (t plays done); deterministic.
+
+    Only eligible arms (active and valid now) are played, counted or compared: an arm masked out
+    for a while (a search's proven child, a testbed's padding) keeps its place in B_m.
+    """
     if params[1] != 0.0 and t >= state[_T]:
         horizon = state[_T]
         while t >= horizon:
             horizon = horizon * horizon
-        _start_episode(state, arm_state, valid, horizon)
+        _start_episode(state, arm_state, horizon)
     k = arm_state.shape[0]
     while True:
-        if state[_M_CUR] > state[_M_LAST] or state[_ACTIVE] == 1.0:
-            # no round left (or one survivor): round-robin over the active arms
+        eligible = 0
+        for i in range(k):
+            eligible += 1 if _eligible(arm_state, valid, i) else 0
+        if eligible == 0:
+            # every surviving arm is masked out now (e.g. proven by a search's solver): the
+            # valid arms, eliminated earlier, are played round-robin until a survivor returns
             best, best_count = -1, math.inf
             for i in range(k):
-                if arm_state[i, _IS_ACTIVE] != 0.0 and arm_state[i, _EP_COUNT] < best_count:
+                if valid[i] and arm_state[i, _EP_COUNT] < best_count:
                     best, best_count = i, arm_state[i, _EP_COUNT]
-            if state[_ACTIVE] > 1.0 and state[_M_LAST] >= 0.0:
+            return best
+        if state[_M_CUR] > state[_M_LAST] or eligible == 1:
+            # no round left (or one survivor): round-robin over the eligible arms
+            best, best_count = -1, math.inf
+            for i in range(k):
+                if _eligible(arm_state, valid, i) and arm_state[i, _EP_COUNT] < best_count:
+                    best, best_count = i, arm_state[i, _EP_COUNT]
+            if eligible > 1 and state[_M_LAST] >= 0.0:
                 state[_FALLBACK] += 1.0
             return best
         n = state[_N]
         for i in range(k):
-            if arm_state[i, _IS_ACTIVE] != 0.0 and arm_state[i, _EP_COUNT] < n:
+            if _eligible(arm_state, valid, i) and arm_state[i, _EP_COUNT] < n:
                 return i
-        _eliminate(state, arm_state)
+        _eliminate(state, arm_state, valid)
         state[_DELTA] *= 0.5
         state[_M_CUR] += 1.0
         if state[_M_CUR] <= state[_M_LAST]:
@@ -144,7 +158,7 @@ class ImprovedUCB(Policy):
 
     name = "iucb"
     kind = KIND
-    state_width = 8
+    state_width = 7
     arm_state_width = 3
 
     def __init__(self, horizon: int | None = None, episodic: bool = False):

@@ -30,7 +30,8 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_random, gated, n_valid
+from bandits._choice import gated, n_valid, pick_max
+from bandits.improved_ucb import round_size
 from bandits.policy import Policy
 from bandits.stats import COUNT, ISQRT, MEAN
 
@@ -43,11 +44,6 @@ _T, _DELTA, _N, _DEADLINE, _ARMCOUNT, _HALVINGS, _EPISODES = range(7)
 _E = math.e
 
 
-@nb.njit(cache=True)
-def _round_size(horizon, delta):
-    return math.ceil(2.0 * math.log(horizon * delta * delta) / (delta * delta))
-
-
 @nb.njit(cache=True, inline="always")
 def init(params, state, arm_state, valid):
     """params = [r code (index in R_CHOICES), episodic flag, horizon T]."""
@@ -55,7 +51,7 @@ def init(params, state, arm_state, valid):
     k = n_valid(valid)
     state[_T] = horizon
     state[_DELTA] = 1.0
-    state[_N] = _round_size(horizon, 1.0)
+    state[_N] = round_size(horizon, 1.0)
     state[_ARMCOUNT] = k
     state[_DEADLINE] = k * state[_N]
     state[_HALVINGS] = 0.0
@@ -72,7 +68,7 @@ def advance(params, state, valid, t):
         state[_T] = horizon
         state[_DELTA] = 1.0
         state[_ARMCOUNT] = n_valid(valid)
-        state[_N] = _round_size(horizon, 1.0)
+        state[_N] = round_size(horizon, 1.0)
         state[_DEADLINE] = t + state[_ARMCOUNT] * state[_N]
         state[_EPISODES] += 1.0
     while t >= state[_DEADLINE]:
@@ -80,7 +76,7 @@ def advance(params, state, valid, t):
         if state[_T] * half * half < _E:
             break
         state[_DELTA] = half
-        state[_N] = _round_size(state[_T], half)
+        state[_N] = round_size(state[_T], half)
         state[_DEADLINE] = t + state[_ARMCOUNT] * state[_N]
         state[_HALVINGS] += 1.0
 
@@ -104,16 +100,23 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
         rho, p = n, 1.0
     coef = math.sqrt(big_l * rho)
     # bonus_i = coef * t_i^(-p/2) = coef * ISQRT_i^p, one loop per p so that each vectorises
+    best = -math.inf
     if p == 0.0:
         for i in range(stats.shape[0]):
-            work[i] = gated(stats[i, MEAN] + coef, stats[i, COUNT], valid[i])
+            s = gated(stats[i, MEAN] + coef, stats[i, COUNT], valid[i])
+            work[i] = s
+            best = s if s > best else best
     elif p == 1.0:
         for i in range(stats.shape[0]):
-            work[i] = gated(stats[i, MEAN] + coef * stats[i, ISQRT], stats[i, COUNT], valid[i])
+            s = gated(stats[i, MEAN] + coef * stats[i, ISQRT], stats[i, COUNT], valid[i])
+            work[i] = s
+            best = s if s > best else best
     else:
         for i in range(stats.shape[0]):
-            work[i] = gated(stats[i, MEAN] + coef * math.sqrt(stats[i, ISQRT]), stats[i, COUNT], valid[i])
-    return argmax_random(work, rng)
+            s = gated(stats[i, MEAN] + coef * math.sqrt(stats[i, ISQRT]), stats[i, COUNT], valid[i])
+            work[i] = s
+            best = s if s > best else best
+    return pick_max(work, best, rng)
 
 
 class ModifiedImprovedUCB(Policy):

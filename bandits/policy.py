@@ -186,7 +186,12 @@ class Policy:
         return batch
 
     def select(self, batch: BanditBatch, rng) -> np.ndarray:
-        """The arm each bandit pulls next: (B,) int64.  ``rng``: int seed, Generator or Stream."""
+        """The arm each bandit pulls next: (B,) int64.
+
+        rng: a :class:`bandits.Stream` or ``numpy.random.Generator`` (advanced by each call), or an
+        int seed, which starts the same stream on every call: in a loop pass a Stream or a
+        Generator (or a different int per call), or tie-breaking and Thompson draws repeat.
+        """
         from bandits import kernels
         from bandits.rng import make_stream
 

@@ -4,8 +4,9 @@
                       fractional rewards enter as fractional successes; S_i is clipped to
                       [0, t_i] if rewards stray outside [0, 1])
     prior="gaussian": theta_i ~ N(S_i / (t_i + 1), sigma^2 / (t_i + 1))
-                      (N(0, 1) prior on the mean with known reward s.d. sigma = 1; the posterior
-                      standard deviation is sigma / sqrt(t_i + 1), not 1 / t_i)
+                      (the conjugate posterior for rewards N(mu_i, sigma^2) and a N(0, sigma^2)
+                      prior on mu_i, i.e. the standard N(0, 1) prior when sigma = 1; its standard
+                      deviation is sigma / sqrt(t_i + 1), not 1 / t_i)
 
 S_i: reward sum of arm i, t_i: its pulls.  Every valid arm draws, untried ones from the prior.
 """

@@ -11,20 +11,23 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_random, gated
+from bandits._choice import gated, pick_max
 from bandits.policy import Policy
 from bandits.stats import COUNT, ISQRT, MEAN
 
 KIND = 0
 
 
-@nb.njit(cache=True, fastmath={"nnan", "nsz"}, inline="always")
+@nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """Arm maximising w_i + c sqrt(ln t / t_i); params = [c]."""
     k = params[0] * math.sqrt(math.log(max(t, 1)))
+    best = -math.inf
     for i in range(stats.shape[0]):
-        work[i] = gated(stats[i, MEAN] + k * stats[i, ISQRT], stats[i, COUNT], valid[i])
-    return argmax_random(work, rng)
+        s = gated(stats[i, MEAN] + k * stats[i, ISQRT], stats[i, COUNT], valid[i])
+        work[i] = s
+        best = s if s > best else best
+    return pick_max(work, best, rng)
 
 
 class UCB1(Policy):

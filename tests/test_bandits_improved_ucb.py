@@ -99,3 +99,39 @@ def test_needs_horizon_or_episodic():
         ImprovedUCB(horizon=0)
     with pytest.raises(ValueError, match="not both"):
         ImprovedUCB(horizon=10, episodic=True)
+
+
+def test_masked_arms_are_skipped_not_eliminated():
+    # The T = 37 schedule of test_round_robin_after_last_round_is_counted with arm 1 masked out
+    # (padding in a testbed, a proven child in a search): arms 0 and 2 play exactly the sequence
+    # that arms 0 and 1 play without a third arm, and arm 1 is never pulled.
+    policy = ImprovedUCB(horizon=37)
+    batch = policy.init(1, 3, mask=np.array([[True, False, True]]))
+    hist = []
+    for step in range(37):
+        arms = policy.select(batch, step)
+        policy.update(batch, arms, np.ones(1))
+        hist.append(int(arms[0]))
+    assert hist == [0] * 8 + [2] * 8 + [0] * 10 + [2] * 10 + [0]
+    assert policy.diagnostics(batch)["fallback_plays"][0] == 1
+
+
+def test_when_every_survivor_is_masked_the_valid_arms_are_played():
+    # Two arms, rewards 1 and 0, T = 1000: arm 1 is eliminated after round 0 (14 pulls each, see
+    # test_elimination_keeps_only_the_clear_winner).  If the survivor, arm 0, is then masked out (a
+    # search's solver proved it), the policy must still return a valid arm: arm 1.
+    from bandits import kernels
+    from bandits.rng import Stream
+    from bandits.stats import new_stats
+
+    policy = ImprovedUCB(horizon=1000)
+    state, arm_state, stats = np.zeros(policy.state_width), np.zeros((2, 3)), new_stats(2)
+    both = np.ones(2, dtype=np.bool_)
+    kernels.init_row(policy.kind, policy.params, state, arm_state, both)
+    rng, work = Stream(0).state, np.empty(2)
+    for t in range(29):
+        arm = kernels.select_row(policy.kind, policy.params, state, arm_state, stats, both, t, rng, work)
+        kernels.record_row(policy.kind, policy.params, state, arm_state, stats, arm, float(arm == 0))
+    assert arm_state[:, 2].tolist() == [1.0, 0.0]  # arm 1 eliminated at the 29th selection
+    only_1 = np.array([False, True])
+    assert kernels.select_row(policy.kind, policy.params, state, arm_state, stats, only_1, 29, rng, work) == 1

@@ -95,8 +95,12 @@ def test_tictactoe_uct_never_loses_to_random():
     assert result.losses == 0
 
 
-def test_solver_proves_the_empty_tictactoe_board_a_draw():
-    result = search(TicTacToe(), "ucb1", iterations=1_000_000, seed=0, solver=True, early_stop=False)
+@pytest.mark.parametrize("spec", ["ucb1", "iucb", "iucb:episodic=true", "miucb:episodic=true", "klucb",
+                                  "thompson", "egreedy:epsilon=0.2"])
+def test_solver_proves_the_empty_tictactoe_board_a_draw(spec):
+    # Every node policy must respect the solver's mask of proven children (improved UCB keeps its
+    # own active set, so it is the case most likely to break); tic-tac-toe is a draw.
+    result = search(TicTacToe(), spec, iterations=1_000_000, seed=0, solver=True, early_stop=False)
     assert result.stop_reason == "proven"
     assert result.tree.proven[0] == 0.5  # the root is a draw (for either player)
     assert max(result.proven) == 0.5 and min(result.proven) >= 0.0  # no first move wins

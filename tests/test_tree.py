@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from bandits import UCB1
+from bandits import UCB1, ImprovedUCB, ModifiedImprovedUCB, ThompsonSampling
 from bandits.rng import Stream
 from bandits.stats import COUNT, SUM, record
 from treepolicies.tree import Tree, backup, bytes_per_node, expand, extract_subtree, mark_terminal, select_child
@@ -104,8 +104,13 @@ def test_tree_too_small_for_the_subtree_reports_it():
 
 
 def test_stated_memory_per_node():
-    # 77 + 8 (max(1, S) + max(1, A)): UCB1 S = A = 0 -> 93; Mi-UCB S = 7 -> 141; I-UCB S = 8, A = 3 -> 165
-    assert bytes_per_node(0, 0) == 93 and bytes_per_node(7, 0) == 141 and bytes_per_node(8, 3) == 165
+    # 77 + 8 (max(1, S) + max(1, A)): UCB1 S = A = 0 -> 93; Thompson A = 2 -> 101; Mi-UCB S = 7 -> 141;
+    # I-UCB S = 7, A = 3 -> 157 (the widths the policies declare)
+    assert bytes_per_node(0, 0) == 93 and bytes_per_node(0, 2) == 101
+    assert bytes_per_node(7, 0) == 141 and bytes_per_node(7, 3) == 157
+    for policy, size in ((UCB1(), 93), (ThompsonSampling(), 101), (ModifiedImprovedUCB(episodic=True), 141),
+                         (ImprovedUCB(episodic=True), 157)):
+        assert bytes_per_node(policy.state_width, policy.arm_state_width) == size
     t = Tree(1000, 7, 0)
     arrays_bytes = sum(a.nbytes for a in t.arrays[:-1]) + t.path.nbytes
     assert arrays_bytes == 1000 * 141

@@ -18,8 +18,8 @@ and ``A = max(1, arm_state_width)`` of the node policy:
 plus ``path (C,) int64``, the scratch buffer of moves taken by one descent (a depth never exceeds
 the node count).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
 = 77 + 8 (S + A) bytes with NSTAT = 5: 93 B for UCB1, KL-UCB and epsilon-greedy (S = A = 1),
-101 B for Thompson sampling (A = 2), 141 B for modified improved UCB (S = 7), 165 B for improved
-UCB (S = 8, A = 3).
+101 B for Thompson sampling (A = 2), 141 B for modified improved UCB (S = 7), 157 B for improved
+UCB (S = 7, A = 3).
 
 Rewards are in [0, 1] and seen from the player who moved into a node (``mover``), so a node's policy,
 choosing among its children rows ``first : first + nchild``, maximises its own player's value.
