@@ -7,10 +7,13 @@ first, chosen uniformly at random, and ties at random" is one rule, written once
 """
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
 from bandits.rng import randint
+from bandits.stats import COUNT, ISQRT, MEAN
 
 @nb.njit(cache=True, inline="always")
 def gated(score, count, valid):
@@ -41,6 +44,24 @@ def pick_max(work, best, rng):
                 return i
             j -= 1
     return first
+
+
+@nb.njit(cache=True, inline="always")
+def argmax_mean_plus_bonus(stats, valid, k, p, rng, work):
+    """The arm maximising U_i = w_i + k * t_i^(-p/2), p in {0, 1/2, 1} (untried first, ties at random).
+
+    The index shape shared by UCB1 (k = c sqrt(ln t), p = 1), Gaussian KL-UCB
+    (k = sigma sqrt(2 (log t + c log log t)), p = 1) and modified improved UCB (p = 0, 1/2, 1);
+    t_i^(-1/2) is the cached ISQRT column.  One pass writes the scores and keeps their maximum.
+    """
+    best = -np.inf
+    for i in range(stats.shape[0]):
+        isq = stats[i, ISQRT]
+        scale = isq if p == 1.0 else (1.0 if p == 0.0 else math.sqrt(isq))
+        s = gated(stats[i, MEAN] + k * scale, stats[i, COUNT], valid[i])
+        work[i] = s
+        best = s if s > best else best
+    return pick_max(work, best, rng)
 
 
 @nb.njit(cache=True)

@@ -15,9 +15,9 @@ import math
 
 import numba as nb
 
-from bandits._choice import gated, pick_max
+from bandits._choice import argmax_mean_plus_bonus, gated, pick_max
 from bandits.policy import Policy
-from bandits.stats import COUNT, ISQRT, MEAN
+from bandits.stats import COUNT, MEAN
 
 KIND = 3
 FAMILIES = ("bernoulli", "gaussian")
@@ -66,19 +66,14 @@ def exploration_level(t, c):
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """params = [family code (0 Bernoulli, 1 Gaussian), sigma, c]."""
     level = exploration_level(t, params[2])
-    best = -math.inf
     if params[0] == 1.0:
-        k = params[1] * math.sqrt(2.0 * level)
-        for i in range(stats.shape[0]):
-            s = gated(stats[i, MEAN] + k * stats[i, ISQRT], stats[i, COUNT], valid[i])
-            work[i] = s
-            best = s if s > best else best
-    else:
-        for i in range(stats.shape[0]):
-            n = stats[i, COUNT]
-            s = gated(bernoulli_index(stats[i, MEAN], level / n) if n > 0.0 and valid[i] else 0.0, n, valid[i])
-            work[i] = s
-            best = s if s > best else best
+        return argmax_mean_plus_bonus(stats, valid, params[1] * math.sqrt(2.0 * level), 1.0, rng, work)
+    best = -math.inf
+    for i in range(stats.shape[0]):
+        n = stats[i, COUNT]
+        s = gated(bernoulli_index(stats[i, MEAN], level / n) if n > 0.0 and valid[i] else 0.0, n, valid[i])
+        work[i] = s
+        best = s if s > best else best
     return pick_max(work, best, rng)
 
 

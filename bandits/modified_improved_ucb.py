@@ -30,10 +30,9 @@ import math
 
 import numba as nb
 
-from bandits._choice import gated, n_valid, pick_max
+from bandits._choice import argmax_mean_plus_bonus, n_valid
 from bandits.improved_ucb import round_size
 from bandits.policy import Policy
-from bandits.stats import COUNT, ISQRT, MEAN
 
 KIND = 2
 
@@ -98,25 +97,8 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
         rho, p = math.sqrt(horizon), 1.0
     else:
         rho, p = n, 1.0
-    coef = math.sqrt(big_l * rho)
-    # bonus_i = coef * t_i^(-p/2) = coef * ISQRT_i^p, one loop per p so that each vectorises
-    best = -math.inf
-    if p == 0.0:
-        for i in range(stats.shape[0]):
-            s = gated(stats[i, MEAN] + coef, stats[i, COUNT], valid[i])
-            work[i] = s
-            best = s if s > best else best
-    elif p == 1.0:
-        for i in range(stats.shape[0]):
-            s = gated(stats[i, MEAN] + coef * stats[i, ISQRT], stats[i, COUNT], valid[i])
-            work[i] = s
-            best = s if s > best else best
-    else:
-        for i in range(stats.shape[0]):
-            s = gated(stats[i, MEAN] + coef * math.sqrt(stats[i, ISQRT]), stats[i, COUNT], valid[i])
-            work[i] = s
-            best = s if s > best else best
-    return pick_max(work, best, rng)
+    # bonus_i = sqrt(L rho) * t_i^(-p/2)
+    return argmax_mean_plus_bonus(stats, valid, math.sqrt(big_l * rho), p, rng, work)
 
 
 class ModifiedImprovedUCB(Policy):

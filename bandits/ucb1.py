@@ -11,9 +11,8 @@ import math
 
 import numba as nb
 
-from bandits._choice import gated, pick_max
+from bandits._choice import argmax_mean_plus_bonus
 from bandits.policy import Policy
-from bandits.stats import COUNT, ISQRT, MEAN
 
 KIND = 0
 
@@ -21,13 +20,7 @@ KIND = 0
 @nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """Arm maximising w_i + c sqrt(ln t / t_i); params = [c]."""
-    k = params[0] * math.sqrt(math.log(max(t, 1)))
-    best = -math.inf
-    for i in range(stats.shape[0]):
-        s = gated(stats[i, MEAN] + k * stats[i, ISQRT], stats[i, COUNT], valid[i])
-        work[i] = s
-        best = s if s > best else best
-    return pick_max(work, best, rng)
+    return argmax_mean_plus_bonus(stats, valid, params[0] * math.sqrt(math.log(max(t, 1))), 1.0, rng, work)
 
 
 class UCB1(Policy):
