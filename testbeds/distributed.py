@@ -8,9 +8,24 @@ and workers by hand or on SLURM with dask-jobqueue.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
-__all__ = ["run_dask", "require_distributed"]
+__all__ = ["run_dask", "require_distributed", "check_scheduler"]
+
+#: scheme://HOST:PORT (HOST a name, an IPv4 address or a bracketed IPv6 address), or Dask's
+#: in-process inproc://... addresses
+_ADDRESS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})|inproc://\S+")
+
+
+def check_scheduler(scheduler) -> str:
+    """``scheduler`` if it is a Dask scheduler address such as ``tcp://10.0.0.5:8786``, else a
+    ValueError naming --scheduler and the form expected.  Checks the form only (no connection),
+    so callers run it before they create anything."""
+    m = _ADDRESS.fullmatch(scheduler) if isinstance(scheduler, str) else None
+    if m is None or (m.group(2) is not None and not 1 <= int(m.group(2)) <= 65535):
+        raise ValueError(f"--scheduler must be an address like tcp://HOST:PORT (a Dask scheduler), got {scheduler!r}")
+    return scheduler
 
 
 def require_distributed():
@@ -31,8 +46,7 @@ def run_dask(tasks: list, scheduler: str, *, connect_timeout: float = 30.0) -> I
     """
     from testbeds.tournament import play_task
 
-    if not isinstance(scheduler, str) or "://" not in scheduler:
-        raise ValueError(f"scheduler must be an address like tcp://HOST:PORT, got {scheduler!r}")
+    check_scheduler(scheduler)
     distributed = require_distributed()
     if not tasks:
         return

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from testbeds.ratings import Rating, rate
 from testbeds.store import ResultStore
-from testbeds.tournament import MatchConfig, _progress_bar, plan_tasks, run_tasks
+from testbeds.tournament import MatchConfig, _progress_bar, check_execution, plan_tasks, run_tasks
 
 __all__ = ["TablesSpec", "Cell", "group_cells", "uct_spec", "tables_header", "run_tables", "collect_cells",
            "write_csv", "write_markdown", "markdown_tables", "heatmap_figure", "draw_heatmap",
@@ -74,6 +74,26 @@ class TablesSpec:
             raise ValueError(f"games must be an integer >= 1, got {self.games!r}")
         for c in self.cs:
             uct_spec(self.uct, c)  # validates c and the template
+        list(self.cells())  # each cell's MatchConfig validates the seed and the budget
+        self._check_players()
+
+    def _check_players(self) -> None:
+        """Make the game and every player of the grid once (ValueError naming the bad one), so
+        that a bad spec or option is refused before a database is created or a game is played."""
+        from treepolicies import make_player
+        from treepolicies.games import make_game
+
+        if not isinstance(self.game_options, dict):
+            raise ValueError(f"game_options must be a dict, got {self.game_options!r}")
+        make_game(self.game, **self.game_options)
+        specs = [("mi", mi) for mi in self.mis] + [("uct", uct_spec(self.uct, c)) for c in self.cs]
+        for what, spec in specs:
+            for p in self.playouts:
+                try:
+                    player = make_player(spec, playouts=int(p))
+                except ValueError as exc:
+                    raise ValueError(f"{what} spec {spec!r}: {exc}") from None
+                player.close()
 
     def cells(self):
         """``(mi, c, playouts, MatchConfig)`` for every cell, tables in order, rows, columns."""
@@ -114,8 +134,11 @@ def run_tables(spec: TablesSpec, db, *, workers: int = 1, scheduler: str | None 
                progress: bool = True) -> list[Cell]:
     """Play (or resume) every cell of ``spec`` into the database ``db``; returns the cells.
 
-    All cells' games form one task list ordered by game index, so the grid fills evenly.
+    All cells' games form one task list ordered by game index, so the grid fills evenly.  Bad
+    ``workers`` or ``scheduler`` values are refused before the database is opened (``spec`` checks
+    itself when it is made).
     """
+    check_execution(workers, scheduler)
     with ResultStore(db, tables_header(spec), lock=True) as store:
         runs = []
         for mi, c, p, cfg in spec.cells():

@@ -29,7 +29,7 @@ from testbeds.ratings import Rating, format_rating, rate
 from testbeds.store import GameRow, ResultStore
 
 __all__ = ["MatchConfig", "Task", "play_task", "plan_tasks", "run_tasks", "run_local", "run_match",
-           "MatchOutcome"]
+           "MatchOutcome", "check_execution"]
 
 
 @dataclass(frozen=True)
@@ -181,6 +181,18 @@ def run_local(tasks: list[Task], workers: int = 1) -> Iterator[tuple[int, GameRo
         pool.join()
 
 
+def check_execution(workers: int = 1, scheduler: str | None = None) -> None:
+    """ValueError for a bad worker count or scheduler address (form only; with a scheduler, also
+    when Dask is not installed), so that callers refuse them before they create anything."""
+    if scheduler is not None:
+        from testbeds.distributed import check_scheduler, require_distributed
+
+        check_scheduler(scheduler)
+        require_distributed()
+    elif isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"--workers must be an integer >= 1, got {workers!r}")
+
+
 def plan_tasks(store: ResultStore, runs: Iterable[tuple[int, dict]], n_games: int) -> list[Task]:
     """Missing games of each ``(run_id, config)``: indices 0..n_games-1 not stored yet.
 
@@ -249,6 +261,7 @@ def run_match(config: MatchConfig, n_games: int, *, db=None, workers: int = 1, s
     """
     if isinstance(n_games, bool) or int(n_games) != n_games or n_games < 1:
         raise ValueError(f"games must be an integer >= 1, got {n_games!r}")
+    check_execution(workers, scheduler)  # before the database is created or the progress bar starts
     path = ":memory:" if db is None else db
     with ResultStore(path, match_header(config), lock=db is not None) as store:
         run_id = store.run_id(config.as_dict())

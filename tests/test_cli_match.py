@@ -1,4 +1,6 @@
 """``banditree match`` from the command line (in process)."""
+import pytest
+
 from testbeds.cli import main
 
 
@@ -17,3 +19,21 @@ def test_match_command_rejects_bad_input(capsys):
     assert "unknown player 'ucb9'" in capsys.readouterr().err
     assert main(["match", "--game", "nim", "--a", "ucb1", "--b", "random", "--playouts", "0"]) == 2
     assert "--playouts must be >= 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--a", "alphabeta:depth=-1"], "alphabeta depth must be an integer in 1..128, got -1"),
+    (["--a", "alphabeta:seconds=-2"], "alphabeta seconds must be a finite number > 0, got -2.0"),
+    (["--a", "ucb1:node_cap=1"], "node_cap must be an integer >= 2, got 1"),
+    (["--a", "random", "--scheduler", "foo"], "--scheduler must be an address like tcp://HOST:PORT"),
+    (["--a", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
+])
+def test_match_refuses_bad_players_and_options_before_the_database_exists(tmp_path, capsys, extra, message):
+    db = tmp_path / "sub" / "m.sqlite"
+    argv = ["match", "--game", "tictactoe", "--b", "random", "--playouts", "5", "--games", "2",
+            "--db", str(db), *extra]  # the progress bar is on: it must not start either
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("banditree match: error: ") and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "sub").exists()
+

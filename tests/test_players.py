@@ -48,6 +48,29 @@ def test_bad_specs_are_named():
         make_player("alphabeta")
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"depth": -1}, "alphabeta depth must be an integer in 1..128, got -1"),
+    ({"depth": 0}, "alphabeta depth must be an integer in 1..128, got 0"),
+    ({"depth": 2.5}, "alphabeta depth must be an integer"),
+    ({"seconds": 0.0}, "alphabeta seconds must be a finite number > 0, got 0.0"),
+    ({"seconds": math.inf}, "alphabeta seconds must be a finite number > 0"),
+])
+def test_alphabeta_player_checks_its_arguments_when_made(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        AlphaBetaPlayer(**kwargs)
+    with pytest.raises(ValueError, match=message.split(",")[0]):
+        make_player("alphabeta:" + ",".join(f"{k}={v}" for k, v in kwargs.items()))
+
+
+def test_mcts_player_checks_node_cap_when_made():
+    for bad in (1, 0, -5, 2.0, True):
+        with pytest.raises(ValueError, match="node_cap must be an integer >= 2"):
+            MCTSPlayer(UCB1(1.0), playouts=10, node_cap=bad)
+    with pytest.raises(ValueError, match="node_cap must be an integer >= 2, got 1"):
+        make_player("ucb1:node_cap=1", playouts=10)
+    assert MCTSPlayer(UCB1(1.0), playouts=10, node_cap=2).node_cap == 2
+
+
 def test_registered_player_kinds():
     class Fixed(Player):
         name = "first"

@@ -119,3 +119,22 @@ def test_cells_group_by_variant_and_uct_template():
     text = markdown_tables(cells)
     assert "against UCT `ucb1:c=C`" in text and text.count("against UCT `ucb1:final=max,c=C`") == 2
     assert list(group_cells(cells[:1])) == ["Mi-UCT miucb:episodic=true"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--mi", "foo"], "mi spec 'foo': unknown player 'foo'"),
+    (["--mi", "miucb:episodic=true", "--mi", "ucb1:node_cap=1"], "node_cap must be an integer >= 2, got 1"),
+    (["--uct", "klucb:bogus=1"], "uct spec 'klucb:bogus=1,c=0.1'"),
+    (["--seed", "-1"], "seed must be an integer >= 0, got -1"),
+    (["--size", "3"], "size must be an integer in 5..19"),
+    (["--workers", "0"], "--workers must be an integer >= 1, got 0"),
+    (["--scheduler", "foo"], "--scheduler must be an address like tcp://HOST:PORT"),
+])
+def test_bad_specs_and_options_are_refused_before_the_database_exists(tmp_path, capsys, extra, message):
+    # once, `--mi foo` created the database with 18 runs of spec "foo" and only then failed
+    db = tmp_path / "sub" / "x.sqlite"
+    assert main(["tables", "--game", "nogo", "--games", "1", "--db", str(db), "--no-progress", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("banditree tables: error: ") and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "sub").exists()  # no database, no lock file, not even its folder
+

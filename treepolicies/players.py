@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
+
 from bandits import POLICIES, ModifiedImprovedUCB, UCB1, make_policy
 from bandits.rng import make_stream, randint
 from bandits.spec import parse_spec
-from treepolicies.alphabeta import alphabeta
+from treepolicies.alphabeta import MAX_DEPTH, alphabeta
 from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
@@ -62,6 +64,8 @@ class MCTSPlayer(Player):
                  node_cap=DEFAULT_NODE_CAP, name=None):
         if playouts is None and seconds is None:
             raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
+        if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
+            raise ValueError(f"node_cap must be an integer >= 2, got {node_cap!r}")
         self.policy = bind_policy(policy, playouts)
         if final not in FINALS:
             raise ValueError(f"final must be one of {FINALS}, got {final!r}")
@@ -132,6 +136,12 @@ class AlphaBetaPlayer(Player):
     def __init__(self, depth=None, seconds=None):
         if (depth is None) == (seconds is None):
             raise ValueError("alphabeta needs exactly one of depth=N and seconds=S")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer))
+                                  or not 1 <= depth <= MAX_DEPTH):
+            raise ValueError(f"alphabeta depth must be an integer in 1..{MAX_DEPTH}, got {depth!r}")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number))
+                                    or not (seconds > 0 and math.isfinite(seconds))):
+            raise ValueError(f"alphabeta seconds must be a finite number > 0, got {seconds!r}")
         self.depth, self.seconds = depth, seconds
         self.name = f"alphabeta:depth={depth}" if depth is not None else f"alphabeta:seconds={seconds}"
         self.last = None
