@@ -122,14 +122,21 @@ class ResultStore:
         self._con = None
         if header is None and not self.path.exists():
             raise FileNotFoundError(f"no results database at {self.path}")
-        if header is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        if lock:
-            self._take_lock()
         try:
-            self._con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+            if header is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            if lock:
+                self._take_lock()
+        except OSError as exc:
+            raise self._cannot_open(header, exc) from None
+        try:
             try:
+                self._con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
                 self._con.execute("PRAGMA journal_mode=WAL")
+            except sqlite3.OperationalError as exc:
+                if "unable to open" in str(exc) or "readonly" in str(exc) or "disk I/O" in str(exc):
+                    raise self._cannot_open(header, exc) from None
+                raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
             except sqlite3.DatabaseError as exc:
                 raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
             self._con.execute("PRAGMA synchronous=FULL")
@@ -140,6 +147,15 @@ class ResultStore:
             raise
 
     # -- opening -------------------------------------------------------------------------------
+    def _cannot_open(self, header, exc) -> ValueError:
+        """The one-line error for a database path that cannot be used (naming --db)."""
+        reason = getattr(exc, "strerror", None) or str(exc)
+        filename = getattr(exc, "filename", None)
+        if filename and str(filename) != str(self.path):
+            reason += f": {filename}"
+        verb = "create" if header is not None and not self.path.exists() else "open"
+        return ValueError(f"cannot {verb} results database at {self.path} (--db): {reason}")
+
     def _take_lock(self) -> None:
         try:
             import fcntl

@@ -1,4 +1,6 @@
 """``banditree match`` from the command line (in process)."""
+import os
+
 import pytest
 
 from testbeds.cli import main
@@ -37,3 +39,12 @@ def test_match_refuses_bad_players_and_options_before_the_database_exists(tmp_pa
     assert err.startswith("banditree match: error: ") and err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "sub").exists()
 
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_match_database_that_cannot_be_created_names_db(capsys):
+    argv = ["match", "--game", "tictactoe", "--a", "random", "--b", "random", "--playouts", "5", "--games", "1",
+            "--db", "/proc/x.sqlite", "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("banditree match: error: cannot create results database at /proc/x.sqlite (--db): ")
+    assert err.count("\n") == 1

@@ -138,3 +138,10 @@ def test_bad_specs_and_options_are_refused_before_the_database_exists(tmp_path, 
     assert err.startswith("banditree tables: error: ") and err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "sub").exists()  # no database, no lock file, not even its folder
 
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_a_database_path_that_cannot_be_created_is_a_clear_error(capsys):
+    assert main(["tables", "--game", "nogo", "--games", "1", "--db", "/proc/x.sqlite", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("banditree tables: error: cannot create results database at /proc/x.sqlite (--db): ")
+    assert err.count("\n") == 1
