@@ -103,36 +103,47 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
             horizon = horizon * horizon
         _start_episode(state, arm_state, horizon)
     k = arm_state.shape[0]
-    while True:
-        eligible = 0
-        for i in range(k):
-            eligible += 1 if _eligible(arm_state, valid, i) else 0
-        if eligible == 0:
-            # every surviving arm is masked out now (e.g. proven by a search's solver): the
-            # valid arms, eliminated earlier, are played round-robin until a survivor returns
-            best, best_count = -1, math.inf
-            for i in range(k):
-                if valid[i] and arm_state[i, _EP_COUNT] < best_count:
-                    best, best_count = i, arm_state[i, _EP_COUNT]
-            return best
-        if state[_M_CUR] > state[_M_LAST] or eligible == 1:
-            # no round left (or one survivor): round-robin over the eligible arms
-            best, best_count = -1, math.inf
-            for i in range(k):
-                if _eligible(arm_state, valid, i) and arm_state[i, _EP_COUNT] < best_count:
-                    best, best_count = i, arm_state[i, _EP_COUNT]
-            if eligible > 1 and state[_M_LAST] >= 0.0:
-                state[_FALLBACK] += 1.0
-            return best
+    while state[_M_CUR] <= state[_M_LAST]:
         n = state[_N]
-        for i in range(k):
+        for i in range(k):  # the round: eligible arms in index order, each brought to n_m
             if _eligible(arm_state, valid, i) and arm_state[i, _EP_COUNT] < n:
                 return i
-        _eliminate(state, arm_state, valid)
+        if _count_eligible(arm_state, valid) == 0:
+            return _least_played(arm_state, valid, False)[0]
+        _eliminate(state, arm_state, valid)  # the round is complete
         state[_DELTA] *= 0.5
         state[_M_CUR] += 1.0
         if state[_M_CUR] <= state[_M_LAST]:
             state[_N] = round_size(state[_T], state[_DELTA])
+    # after the last round: round-robin over the survivors (counted when there are several)
+    arm, eligible = _least_played(arm_state, valid, True)
+    if eligible == 0:
+        return _least_played(arm_state, valid, False)[0]
+    if eligible > 1 and state[_M_LAST] >= 0.0:
+        state[_FALLBACK] += 1.0
+    return arm
+
+
+@nb.njit(cache=True)
+def _count_eligible(arm_state, valid):
+    count = 0
+    for i in range(arm_state.shape[0]):
+        count += 1 if _eligible(arm_state, valid, i) else 0
+    return count
+
+
+@nb.njit(cache=True)
+def _least_played(arm_state, valid, survivors_only):
+    """(arm, candidates): the arm with the fewest episode pulls (lowest index first) among the
+    eligible arms, or among all valid arms (when every survivor is masked out now, e.g. proven by a
+    search's solver), and how many candidates there were."""
+    best, best_count, candidates = -1, math.inf, 0
+    for i in range(arm_state.shape[0]):
+        if _eligible(arm_state, valid, i) if survivors_only else valid[i]:
+            candidates += 1
+            if arm_state[i, _EP_COUNT] < best_count:
+                best, best_count = i, arm_state[i, _EP_COUNT]
+    return best, candidates
 
 
 @nb.njit(cache=True, inline="always")
