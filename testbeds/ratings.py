@@ -2,7 +2,8 @@
 
 A match of n games between A and B ends with w wins, d draws and l losses for A (w + d + l = n).
 
-    score rate      p = (w + d / 2) / n                       (a draw counts half, as in chess)
+    score rate      p = (w + d / 2) / n                       (a draw counts half, as in chess;
+                    :func:`treepolicies.match.score_rate`)
     Wilson interval the score interval of Wilson (1927) for p, computed by
                     :func:`treepolicies.wilson_interval` (one implementation in the package)
     Elo difference  elo(p) = -400 log10(1 / p - 1)            (logistic Elo model: p = 1 / (1 + 10^(-D/400)))
@@ -17,17 +18,9 @@ import math
 from dataclasses import asdict, dataclass
 
 from treepolicies import wilson_interval
+from treepolicies.match import score_rate
 
 __all__ = ["Rating", "elo", "elo_interval", "rate", "score_rate", "format_rating", "format_elo"]
-
-
-def score_rate(wins: float, draws: float, n: int) -> float:
-    """``(wins + draws / 2) / n``; ValueError unless 0 <= wins + draws <= n and n >= 1."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    if wins < 0 or draws < 0 or wins + draws > n:
-        raise ValueError(f"wins and draws must be >= 0 with wins + draws <= n={n}, got {wins}, {draws}")
-    return (wins + 0.5 * draws) / n
 
 
 def elo(p: float) -> float:

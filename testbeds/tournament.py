@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Iterator
 
 from testbeds.ratings import Rating, format_rating, rate
 from testbeds.store import GameRow, ResultStore
+from treepolicies.match import score_of_a
 
 __all__ = ["MatchConfig", "Task", "play_task", "plan_tasks", "run_tasks", "run_local", "run_match",
            "MatchOutcome", "check_execution"]
@@ -127,10 +128,7 @@ def play_task(task: Task) -> tuple[int, GameRow]:
             p.close()
     seconds = time.perf_counter() - start
     winner = None if record.winner is None else int(record.winner)
-    if winner is None:
-        score_a = 0.5
-    else:
-        score_a = 1.0 if (winner == 0) == a_first else 0.0
+    score_a = score_of_a(winner, a_first)
     sgf = _sgf(game, record, spec_first, spec_second)
     return task.run_id, GameRow(i, seed, spec_first, spec_second, a_first, winner, score_a,
                                 int(record.n_moves), sgf, seconds, bool(getattr(record, "capped", False)))

@@ -71,6 +71,23 @@ class GameRecord:
         return len(self.moves)
 
 
+def score_rate(wins: float, draws: float, n: int) -> float:
+    """A's score rate ``(wins + draws / 2) / n`` (a draw counts half); ValueError unless
+    0 <= wins + draws <= n and n >= 1."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    if wins < 0 or draws < 0 or wins + draws > n:
+        raise ValueError(f"wins and draws must be >= 0 with wins + draws <= n={n}, got {wins}, {draws}")
+    return (wins + 0.5 * draws) / n
+
+
+def score_of_a(winner: int | None, a_first: bool) -> float:
+    """A's result in one game: 1 win, 0.5 draw, 0 loss, from ``GameRecord.winner`` (0 = first player)."""
+    if winner is None:
+        return 0.5
+    return 1.0 if (winner == 0) == a_first else 0.0
+
+
 @dataclasses.dataclass
 class MatchResult:
     """Results of A against B: wins, draws and losses of A, its score (draws count half) and the
@@ -89,7 +106,7 @@ class MatchResult:
 
     @property
     def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.n_games
+        return score_rate(self.wins, self.draws, self.n_games)
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -151,12 +168,10 @@ def match(player_a, player_b, game, n_games: int, seed: int = 0,
         first, second = (player_a, player_b) if a_first else (player_b, player_a)
         record = play_game(template, first, second, game_seed(seed, i))
         out.records.append(record)
-        if record.winner is None:
-            out.draws += 1
-        elif (record.winner == 0) == a_first:
-            out.wins += 1
-        else:
-            out.losses += 1
+        result = score_of_a(record.winner, a_first)
+        out.wins += result == 1.0
+        out.draws += result == 0.5
+        out.losses += result == 0.0
         if progress is not None:
             progress(i, out)
     return out
