@@ -64,7 +64,7 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def next_u64(s):
     """Next 64-bit output of xoshiro256** and advance the state ``s`` (uint64[4]) in place."""
     result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
@@ -78,13 +78,13 @@ def next_u64(s):
     return result
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def uniform(s):
     """Uniform double in [0, 1) with 53 random bits."""
     return float(next_u64(s) >> np.uint64(11)) * _TWO_M53
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def randint(s, n):
     """Uniform integer in 0 .. n-1 (n >= 1), by Lemire's multiply-shift on 32 random bits.
 
@@ -139,7 +139,7 @@ def _zig_slow(bits, s):
     return f1 + uniform(s) * (f0 - f1) < 1.0, x
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def normal(s):
     """Standard normal by the ziggurat method (Marsaglia & Tsang 2000; Doornik's ZIGNOR, 2005).
 
