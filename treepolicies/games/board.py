@@ -339,6 +339,13 @@ def own_eye(state, p, colour):
         v = state[HDR + _nbr(p, w, k)]
         if v != colour and v != BORDER:
             return False
+    return _diagonals_allow_eye(state, p, w, colour)
+
+
+@nb.njit(cache=True, inline="always")
+def _diagonals_allow_eye(state, p, w, colour):
+    """The diagonal half of the eye rule: fewer than two enemy diagonals in the middle of the
+    board, none on the edge or in the corner."""
     other = 3 - colour
     bad = 0
     edge = 0
@@ -382,16 +389,7 @@ def go_playable(state, p, colour):
         return False
     if not surrounded:
         return True
-    other = 3 - colour
-    bad = 0
-    edge = 0
-    for d in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
-        v = state[HDR + d]
-        if v == other:
-            bad += 1
-        elif v == BORDER:
-            edge = 1
-    return bad + edge >= 2
+    return not _diagonals_allow_eye(state, p, w, colour)
 
 
 @nb.njit(cache=True)
