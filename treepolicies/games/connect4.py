@@ -16,12 +16,13 @@ import numpy as np
 
 from bandits.rng import randint
 from treepolicies.games import CompiledGame, GameKernels
+from treepolicies.games.bitboard import FIRST, MOVES, SECOND, STATUS, result, terminal, to_move
 
 __all__ = ["ConnectFour"]
 
 WIDTH, HEIGHT = 7, 6
 _ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
-_A, _B, _N, _STATUS = 0, 1, 2, 3
+_A, _B, _N, _STATUS = FIRST, SECOND, MOVES, STATUS  # the shared bitboard layout
 
 
 @nb.njit(cache=True, inline="always")
@@ -79,24 +80,6 @@ def play(state, move):
         state[_STATUS] = p
     elif state[_N] == WIDTH * HEIGHT:
         state[_STATUS] = 2
-
-
-@nb.njit(cache=True)
-def to_move(state):
-    return state[_N] & 1
-
-
-@nb.njit(cache=True)
-def terminal(state):
-    return state[_STATUS] >= 0
-
-
-@nb.njit(cache=True)
-def result(state, player):
-    s = state[_STATUS]
-    if s == 2:
-        return 0.5
-    return 1.0 if s == player else 0.0
 
 
 @nb.njit(cache=True)

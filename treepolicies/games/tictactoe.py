@@ -11,13 +11,14 @@ import numpy as np
 
 from bandits.rng import randint
 from treepolicies.games import CompiledGame, GameKernels
+from treepolicies.games.bitboard import FIRST, MOVES, SECOND, STATUS, result, terminal, to_move
 
 __all__ = ["TicTacToe"]
 
 _LINES = np.array([0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100,
                    0b100010001, 0b001010100], dtype=np.int64)
 _FULL = 0b111111111
-_X, _O, _N, _STATUS = 0, 1, 2, 3
+_X, _O, _N, _STATUS = FIRST, SECOND, MOVES, STATUS  # the shared bitboard layout
 
 
 @nb.njit(cache=True)
@@ -46,24 +47,6 @@ def play(state, move):
             return
     if state[_N] == 9:
         state[_STATUS] = 2
-
-
-@nb.njit(cache=True)
-def to_move(state):
-    return state[_N] & 1
-
-
-@nb.njit(cache=True)
-def terminal(state):
-    return state[_STATUS] >= 0
-
-
-@nb.njit(cache=True)
-def result(state, player):
-    s = state[_STATUS]
-    if s == 2:
-        return 0.5
-    return 1.0 if s == player else 0.0
 
 
 @nb.njit(cache=True)
