@@ -19,7 +19,7 @@ from bandits.policy import Policy
 from bandits.thompson import ThompsonSampling
 from bandits.ucb1 import UCB1
 
-__all__ = ["POLICIES", "make_policy", "parse_spec", "policy_names"]
+__all__ = ["POLICIES", "make_policy", "parse_bool", "parse_spec", "policy_names"]
 
 #: spec name -> (class, fixed parameters)
 POLICIES: dict[str, tuple[type[Policy], dict]] = {
@@ -70,14 +70,19 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip().lower(), params
 
 
+def parse_bool(key: str, raw: str, spec: str) -> bool:
+    """true/1/yes or false/0/no (any case); ValueError naming ``key`` and ``spec`` otherwise."""
+    low = raw.lower()
+    if low in ("true", "1", "yes"):
+        return True
+    if low in ("false", "0", "no"):
+        return False
+    raise ValueError(f"{key} must be true or false in spec {spec!r}, got {raw!r}")
+
+
 def _convert(key: str, raw: str, default, spec: str):
     if isinstance(default, bool):
-        low = raw.lower()
-        if low in ("true", "1", "yes"):
-            return True
-        if low in ("false", "0", "no"):
-            return False
-        raise ValueError(f"{key} must be true or false in spec {spec!r}, got {raw!r}")
+        return parse_bool(key, raw, spec)
     if raw.lower() in ("none", "null") and default is None:
         return None
     if isinstance(default, float) or default is None:

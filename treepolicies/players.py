@@ -22,7 +22,7 @@ import numpy as np
 
 from bandits import POLICIES, ModifiedImprovedUCB, UCB1, make_policy
 from bandits.rng import make_stream, randint
-from bandits.spec import parse_spec
+from bandits.spec import parse_bool, parse_spec
 from treepolicies.alphabeta import MAX_DEPTH, alphabeta
 from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
 
@@ -151,15 +151,6 @@ class AlphaBetaPlayer(Player):
         return self.last[0]
 
 
-def _bool(key, raw, spec):
-    low = raw.lower()
-    if low in ("true", "1", "yes"):
-        return True
-    if low in ("false", "0", "no"):
-        return False
-    raise ValueError(f"{key} must be true or false in player spec {spec!r}, got {raw!r}")
-
-
 def _random_factory(params, playouts=None, seconds=None):
     if params:
         raise ValueError(f"player 'random' takes no parameters, got {', '.join(params)}")
@@ -206,7 +197,7 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
         if key in params:
             raw = params.pop(key)
             if key in ("solver", "reuse"):
-                options[key] = _bool(key, raw, spec)
+                options[key] = parse_bool(key, raw, spec)
             elif key == "node_cap":
                 try:
                     options[key] = int(raw)

@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 
+from testbeds.commands._common import cpus
 from testbeds.tables import DEFAULT_C, DEFAULT_MI, DEFAULT_PLAYOUTS, TablesSpec, collect_cells, run_tables, \
     write_outputs
 
@@ -22,35 +23,17 @@ adds games; Ctrl-C keeps every finished game and writes the partial tables.
 """
 
 
-def _floats(name):
+def _numbers(name, kind, what):
+    """argparse type for a comma-separated list of ``kind`` (float or int), named in errors."""
     def parse(text):
         try:
-            vals = tuple(float(x) for x in text.split(",") if x.strip())
+            vals = tuple(kind(x) for x in text.split(",") if x.strip())
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be comma-separated numbers, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{name} must be comma-separated {what}s, got {text!r}")
         if not vals:
-            raise argparse.ArgumentTypeError(f"{name} must list at least one number")
+            raise argparse.ArgumentTypeError(f"{name} must list at least one {what}")
         return vals
     return parse
-
-
-def _ints(name):
-    def parse(text):
-        try:
-            vals = tuple(int(x) for x in text.split(",") if x.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be comma-separated integers, got {text!r}")
-        if not vals:
-            raise argparse.ArgumentTypeError(f"{name} must list at least one integer")
-        return vals
-    return parse
-
-
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
 
 
 def register(sub) -> None:
@@ -59,9 +42,9 @@ def register(sub) -> None:
     p.add_argument("--game", required=True, choices=("go", "nogo"))
     p.add_argument("--size", type=int, default=9, help="board size (default 9, the paper's)")
     p.add_argument("--komi", type=float, default=None, help="Go only: komi (default: the game's, 7.5)")
-    p.add_argument("--c", type=_floats("c"), default=DEFAULT_C, metavar="C1,C2,...",
+    p.add_argument("--c", type=_numbers("c", float, "number"), default=DEFAULT_C, metavar="C1,C2,...",
                    help="UCT's constants, the rows (default %(default)s: our grid, the paper gives none)")
-    p.add_argument("--playouts", type=_ints("playouts"), default=DEFAULT_PLAYOUTS, metavar="P1,P2,...",
+    p.add_argument("--playouts", type=_numbers("playouts", int, "integer"), default=DEFAULT_PLAYOUTS, metavar="P1,P2,...",
                    help="playouts per move for both players, the columns (default %(default)s)")
     p.add_argument("--mi", action="append", default=None, metavar="SPEC",
                    help=f"Mi-UCT's spec; repeat for one table per variant (default {DEFAULT_MI})")
@@ -74,7 +57,7 @@ def register(sub) -> None:
     p.add_argument("--db", default=None, help="results database (default results/<game><size>_tables.sqlite)")
     p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf "
                                                "(default: next to the database, <db name>_tables/)")
-    p.add_argument("--workers", type=int, default=_cpus(), help="local worker processes (default: all cores, %(default)s)")
+    p.add_argument("--workers", type=int, default=cpus(), help="local worker processes (default: all cores, %(default)s)")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="run the games on this Dask scheduler instead (pip install banditree[distributed])")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
