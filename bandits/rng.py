@@ -9,6 +9,7 @@ Two kinds of randomness, both pure functions of what is passed in:
 * *Counter-based* draws: ``counter_normal(seed, i, a, j)`` is a fixed function of its four integer
   arguments (SplitMix64 hashing, then the ziggurat).  The bandit testbeds use it for common random
   numbers: the reward of the j-th pull of arm a in task i does not depend on which policy pulls it.
+  ``counter_key(seed, i, a)`` hashes the first three once, for ``keyed_normal(key, j)``.
 
 All functions are numba-compiled and callable from Python and from other compiled code.
 """
@@ -21,7 +22,7 @@ import numpy as np
 
 __all__ = [
     "Stream", "make_stream", "stream_state", "next_u64", "uniform", "normal", "randint",
-    "gamma", "beta", "counter_uniform", "counter_normal",
+    "gamma", "beta", "counter_uniform", "counter_normal", "counter_key", "keyed_uniform", "keyed_normal",
 ]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -184,27 +185,59 @@ def beta(s, a, b):
 
 
 @nb.njit(cache=True)
+def counter_key(seed, i, a):
+    """The part of a counter-based draw's hash that depends on (seed, i, a) only.
+
+    ``counter_uniform(seed, i, a, j) == keyed_uniform(counter_key(seed, i, a), j)`` and likewise
+    for the normal: a caller drawing many j for the same (seed, i, a), such as the testbed runner
+    (one key per task and arm), hashes the key once.
+    """
+    return _key(seed, i, a)
+
+
+@nb.njit(cache=True, inline="always")
+def _counter_hash(key, j):
+    return _mix64(np.uint64(key) ^ _mix64(np.uint64(j) * _GOLDEN + _M2))
+
+
+@nb.njit(cache=True, inline="always")
+def keyed_uniform(key, j):
+    """Uniform in (0, 1), a fixed function of ``key`` (from :func:`counter_key`) and j >= 0."""
+    return (float(_counter_hash(key, j) >> np.uint64(11)) + 0.5) * _TWO_M53
+
+
+@nb.njit(cache=True, inline="always")
+def keyed_normal(key, j):
+    """Standard normal, a fixed function of ``key`` (from :func:`counter_key`) and j >= 0.
+
+    The hash is the first draw of the ziggurat (:func:`normal`); in the rare case it is not
+    accepted at once, the draw goes on with the stream seeded by that hash, so the value is still a
+    pure function of the arguments and exactly N(0, 1).
+    """
+    h = _counter_hash(key, j)
+    layer, u = _zig_layer(h)
+    if abs(u) < _ZIG_RATIO[layer]:
+        return u * _ZIG_X[layer]
+    return _keyed_normal_tail(h)
+
+
+@nb.njit(cache=True)
+def _keyed_normal_tail(h):
+    s = stream_state(h, np.uint64(0), np.uint64(0))
+    accepted, x = _zig_slow(h, s)
+    return x if accepted else normal(s)
+
+
+@nb.njit(cache=True)
 def counter_uniform(seed, i, a, j):
     """Uniform in (0, 1), a fixed function of the four non-negative integers (no state)."""
-    h = _mix64(_key(seed, i, a) ^ _mix64(np.uint64(j) * _GOLDEN + _M2))
-    return (float(h >> np.uint64(11)) + 0.5) * _TWO_M53
+    return keyed_uniform(_key(seed, i, a), j)
 
 
 @nb.njit(cache=True)
 def counter_normal(seed, i, a, j):
-    """Standard normal, a fixed function of (seed, i, a, j).
-
-    The hash of the four integers is the first draw of the ziggurat (:func:`normal`); in the rare
-    case it is not accepted at once, the draw goes on with the stream seeded by that hash, so the
-    value is still a pure function of the arguments and exactly N(0, 1).
-    """
-    h = _mix64(_key(seed, i, a) ^ _mix64(np.uint64(j) * _GOLDEN + _M2))
-    layer, u = _zig_layer(h)
-    if abs(u) < _ZIG_RATIO[layer]:
-        return u * _ZIG_X[layer]
-    s = stream_state(h, np.uint64(0), np.uint64(0))
-    accepted, x = _zig_slow(h, s)
-    return x if accepted else normal(s)
+    """Standard normal, a fixed function of (seed, i, a, j): :func:`keyed_normal` of the hashed key."""
+    return keyed_normal(_key(seed, i, a), j)
 
 
 class Stream:
