@@ -11,6 +11,9 @@ import math
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from bandits.rng import randint
 from bandits.stats import COUNT, ISQRT, MEAN
@@ -22,19 +25,40 @@ def gated(score, count, valid):
     return s if valid else -np.inf
 
 
+@intrinsic
+def fmax(typingctx, a, b):
+    """max(a, b) of two float64 that are never NaN, as LLVM's ``maxnum`` with the no-NaN flag.
+
+    A loop that keeps ``best = fmax(best, score)`` compiles to SIMD code (a vector maximum and one
+    horizontal reduction at the end); written as ``best = s if s > best else best`` it stays a
+    scalar compare-and-select chain, because numba cannot give that select the no-NaN flag LLVM
+    needs to reorder the comparisons.  Scores are never NaN here: :func:`gated` turns untried arms
+    into +inf before 0 * inf could arise, and rewards are checked finite by ``Policy.update``.
+    """
+    sig = types.float64(types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        double = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.maxnum", [double], ir.FunctionType(double, [double, double]))
+        return builder.call(fn, args, fastmath=("nnan", "nsz"))
+
+    return sig, codegen
+
+
 @nb.njit(cache=True, inline="always")
 def pick_max(work, best, rng):
     """Index of an entry of ``work`` equal to ``best`` (its maximum), ties broken uniformly at random.
 
-    One scan finds the first maximum and counts ties; only a tie costs a random draw and a second
-    scan.  Index policies compute ``best`` while they write their scores (one fused pass).
+    A branch-free pass counts the ties (SIMD code); a scan stops at the first maximum.  Only a tie
+    costs a random draw and a scan to the chosen one.  Index policies compute ``best`` while they
+    write their scores (one fused pass).
     """
-    first, ties = -1, 0
+    ties = 0
     for i in range(work.shape[0]):
-        if work[i] == best:
-            ties += 1
-            if first < 0:
-                first = i
+        ties += work[i] == best
+    first = 0
+    while work[first] != best:
+        first += 1
     if ties <= 1:
         return first
     j = randint(rng, ties)
@@ -43,7 +67,7 @@ def pick_max(work, best, rng):
             if j == 0:
                 return i
             j -= 1
-    return first
+    return first  # pragma: no cover (j < ties)
 
 
 @nb.njit(cache=True, inline="always")
@@ -52,15 +76,17 @@ def argmax_mean_plus_bonus(stats, valid, k, p, rng, work):
 
     The index shape shared by UCB1 (k = c sqrt(ln t), p = 1), Gaussian KL-UCB
     (k = sigma sqrt(2 (log t + c log log t)), p = 1) and modified improved UCB (p = 0, 1/2, 1);
-    t_i^(-1/2) is the cached ISQRT column.  One pass writes the scores and keeps their maximum.
+    t_i^(-1/2) is the cached ISQRT row.  One SIMD pass over the arms writes the scores and keeps
+    their maximum (stats: an (NSTAT, K) view, bandits.stats).
     """
+    count, mean, isqrt = stats[COUNT], stats[MEAN], stats[ISQRT]
     best = -np.inf
-    for i in range(stats.shape[0]):
-        isq = stats[i, ISQRT]
+    for i in range(count.shape[0]):
+        isq = isqrt[i]
         scale = isq if p == 1.0 else (1.0 if p == 0.0 else math.sqrt(isq))
-        s = gated(stats[i, MEAN] + k * scale, stats[i, COUNT], valid[i])
+        s = gated(mean[i] + k * scale, count[i], valid[i])
         work[i] = s
-        best = s if s > best else best
+        best = fmax(best, s)
     return pick_max(work, best, rng)
 
 
@@ -72,8 +98,7 @@ def argmax_random(work, rng):
     """
     best = -np.inf
     for i in range(work.shape[0]):
-        if work[i] > best:
-            best = work[i]
+        best = fmax(best, work[i])
     return pick_max(work, best, rng)
 
 

@@ -34,11 +34,12 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
                     return i
                 j -= 1
     untried_first = math.isnan(q0)
-    for i in range(stats.shape[0]):
+    count, mean = stats[COUNT], stats[MEAN]
+    for i in range(count.shape[0]):
         if untried_first:
-            work[i] = gated(stats[i, MEAN], stats[i, COUNT], valid[i])
+            work[i] = gated(mean[i], count[i], valid[i])
         else:
-            work[i] = gated(stats[i, MEAN], 1.0, valid[i]) if stats[i, COUNT] > 0.0 else gated(q0, 1.0, valid[i])
+            work[i] = gated(mean[i], 1.0, valid[i]) if count[i] > 0.0 else gated(q0, 1.0, valid[i])
     return argmax_random(work, rng)
 
 

@@ -16,7 +16,7 @@ Episodic [PAPER]: boundaries T_0 = 2, T_{l+1} = T_l^2 as absolute play counts; e
 T_{l-1}+1 .. T_l and runs the algorithm with horizon T_l, restarted from scratch (its own episode
 statistics discarded) at each boundary [OURS].
 
-The policy keeps its own per-arm episode statistics (arm_state columns: pulls, reward sum, active),
+The policy keeps its own per-arm episode statistics (arm_state rows: pulls, reward sum, active),
 so restarting an episode never touches the shared statistics that a search tree backs up.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ KIND = 1
 
 # state columns
 _T, _M_CUR, _M_LAST, _DELTA, _N, _FALLBACK, _EPISODES = range(7)
-# arm_state columns
+# arm_state rows (field-major, (3, K))
 _EP_COUNT, _EP_SUM, _IS_ACTIVE = 0, 1, 2
 _E = math.e
 
@@ -55,10 +55,10 @@ def _start_episode(state, arm_state, horizon):
     state[_M_LAST] = last_round(horizon)
     state[_DELTA] = 1.0
     state[_N] = round_size(horizon, 1.0) if state[_M_LAST] >= 0 else 0.0
-    for i in range(arm_state.shape[0]):
-        arm_state[i, _EP_COUNT] = 0.0
-        arm_state[i, _EP_SUM] = 0.0
-        arm_state[i, _IS_ACTIVE] = 1.0
+    for i in range(arm_state.shape[1]):
+        arm_state[_EP_COUNT, i] = 0.0
+        arm_state[_EP_SUM, i] = 0.0
+        arm_state[_IS_ACTIVE, i] = 1.0
     state[_EPISODES] += 1.0
 
 
@@ -73,7 +73,7 @@ def init(params, state, arm_state, valid):
 @nb.njit(cache=True, inline="always")
 def _eligible(arm_state, valid, i):
     """Arm i is in B_m (never eliminated this episode) and valid at this call."""
-    return arm_state[i, _IS_ACTIVE] != 0.0 and valid[i]
+    return arm_state[_IS_ACTIVE, i] != 0.0 and valid[i]
 
 
 @nb.njit(cache=True)
@@ -82,12 +82,12 @@ def _eliminate(state, arm_state, valid):
     horizon, delta, n = state[_T], state[_DELTA], state[_N]
     c = math.sqrt(math.log(horizon * delta * delta) / (2.0 * n))
     best_lower = -math.inf
-    for i in range(arm_state.shape[0]):
+    for i in range(arm_state.shape[1]):
         if _eligible(arm_state, valid, i):
-            best_lower = max(best_lower, arm_state[i, _EP_SUM] / arm_state[i, _EP_COUNT] - c)
-    for i in range(arm_state.shape[0]):
-        if _eligible(arm_state, valid, i) and arm_state[i, _EP_SUM] / arm_state[i, _EP_COUNT] + c < best_lower:
-            arm_state[i, _IS_ACTIVE] = 0.0
+            best_lower = max(best_lower, arm_state[_EP_SUM, i] / arm_state[_EP_COUNT, i] - c)
+    for i in range(arm_state.shape[1]):
+        if _eligible(arm_state, valid, i) and arm_state[_EP_SUM, i] / arm_state[_EP_COUNT, i] + c < best_lower:
+            arm_state[_IS_ACTIVE, i] = 0.0
 
 
 @nb.njit(cache=True, inline="always")
@@ -102,11 +102,11 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
         while t >= horizon:
             horizon = horizon * horizon
         _start_episode(state, arm_state, horizon)
-    k = arm_state.shape[0]
+    k = arm_state.shape[1]
     while state[_M_CUR] <= state[_M_LAST]:
         n = state[_N]
         for i in range(k):  # the round: eligible arms in index order, each brought to n_m
-            if _eligible(arm_state, valid, i) and arm_state[i, _EP_COUNT] < n:
+            if _eligible(arm_state, valid, i) and arm_state[_EP_COUNT, i] < n:
                 return i
         if _count_eligible(arm_state, valid) == 0:
             return _least_played(arm_state, valid, False)[0]
@@ -127,7 +127,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
 @nb.njit(cache=True)
 def _count_eligible(arm_state, valid):
     count = 0
-    for i in range(arm_state.shape[0]):
+    for i in range(arm_state.shape[1]):
         count += 1 if _eligible(arm_state, valid, i) else 0
     return count
 
@@ -138,18 +138,19 @@ def _least_played(arm_state, valid, survivors_only):
     eligible arms, or among all valid arms (when every survivor is masked out now, e.g. proven by a
     search's solver), and how many candidates there were."""
     best, best_count, candidates = -1, math.inf, 0
-    for i in range(arm_state.shape[0]):
+    for i in range(arm_state.shape[1]):
         if _eligible(arm_state, valid, i) if survivors_only else valid[i]:
             candidates += 1
-            if arm_state[i, _EP_COUNT] < best_count:
-                best, best_count = i, arm_state[i, _EP_COUNT]
+            if arm_state[_EP_COUNT, i] < best_count:
+                best, best_count = i, arm_state[_EP_COUNT, i]
     return best, candidates
 
 
 @nb.njit(cache=True, inline="always")
-def on_record(params, state, arm_state, arm, reward):
-    arm_state[arm, _EP_COUNT] += 1.0
-    arm_state[arm, _EP_SUM] += reward
+def on_record(params, state, arm_state, stats, arm, reward):
+    """The pulled arm's episode statistics (after the shared ones are recorded)."""
+    arm_state[_EP_COUNT, arm] += 1.0
+    arm_state[_EP_SUM, arm] += reward
 
 
 class ImprovedUCB(Policy):

@@ -15,7 +15,7 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_mean_plus_bonus, gated, pick_max
+from bandits._choice import argmax_mean_plus_bonus, fmax, gated, pick_max
 from bandits.policy import Policy
 from bandits.stats import COUNT, MEAN
 
@@ -68,12 +68,13 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     level = exploration_level(t, params[2])
     if params[0] == 1.0:
         return argmax_mean_plus_bonus(stats, valid, params[1] * math.sqrt(2.0 * level), 1.0, rng, work)
+    count, mean = stats[COUNT], stats[MEAN]
     best = -math.inf
-    for i in range(stats.shape[0]):
-        n = stats[i, COUNT]
-        s = gated(bernoulli_index(stats[i, MEAN], level / n) if n > 0.0 and valid[i] else 0.0, n, valid[i])
+    for i in range(count.shape[0]):
+        n = count[i]
+        s = gated(bernoulli_index(mean[i], level / n) if n > 0.0 and valid[i] else 0.0, n, valid[i])
         work[i] = s
-        best = s if s > best else best
+        best = fmax(best, s)
     return pick_max(work, best, rng)
 
 

@@ -5,11 +5,15 @@ the policy's module and are reached through :mod:`bandits.kernels`, so a testbed
 play) and a search tree (one node = one bandit per step) run the same code.  Per-bandit data is a
 :class:`BanditBatch`:
 
-    stats      (B, K, NSTAT) float64   per-arm statistics (see :mod:`bandits.stats`)
+    stats      (B, NSTAT, K) float64   per-arm statistics, one row per statistic (:mod:`bandits.stats`)
     valid      (B, K) bool             which arms exist (padding for bandits with fewer arms)
     t          (B,) int64              pulls so far of each bandit
     state      (B, S) float64          the policy's per-bandit state (e.g. Delta, deadlines)
-    arm_state  (B, K, A) float64       the policy's per-arm state (e.g. improved UCB's episode counts)
+    arm_state  (B, A, K) float64       the policy's per-arm state, one row per field (e.g. improved
+                                       UCB's episode counts)
+
+Per-arm arrays are field-major (a row per field, a column per arm) so that a selection's loop over
+the arms reads contiguous memory and compiles to SIMD code.
 
 Usage::
 
@@ -47,17 +51,17 @@ class BanditBatch:
 
     @property
     def n_arms(self) -> int:
-        return self.stats.shape[1]
+        return self.stats.shape[2]
 
     @property
     def counts(self) -> np.ndarray:
         """(B, K) pulls per arm (a copy, as int64)."""
-        return self.stats[..., COUNT].astype(np.int64)
+        return self.stats[:, COUNT, :].astype(np.int64)
 
     @property
     def means(self) -> np.ndarray:
         """(B, K) mean reward per arm (0 where an arm is untried)."""
-        return self.stats[..., MEAN].copy()
+        return self.stats[:, MEAN, :].copy()
 
 
 class Policy:
@@ -180,7 +184,7 @@ class Policy:
             valid=valid,
             t=np.zeros(n_bandits, dtype=np.int64),
             state=np.zeros((n_bandits, max(1, self.state_width))),
-            arm_state=np.zeros((n_bandits, n_arms, max(1, self.arm_state_width))),
+            arm_state=np.zeros((n_bandits, max(1, self.arm_state_width), n_arms)),
         )
         kernels.init_batch(self.kind, self.params, batch.state, batch.arm_state, batch.valid)
         return batch

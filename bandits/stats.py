@@ -1,18 +1,21 @@
 """Per-arm statistics shared by every policy, and the one function that records a pull.
 
-Layout: a float64 array whose last axis holds ``NSTAT`` columns per arm,
+Layout: field-major (a struct of arrays).  One bandit's statistics are a float64 ``(NSTAT, K)``
+array with one row per statistic and one column per arm,
 
-    COUNT  t_i      number of pulls of arm i
-    SUM    S_i      sum of rewards of arm i
-    SUMSQ  Q_i      sum of squared rewards of arm i
-    MEAN   w_i      S_i / t_i (0 while t_i = 0)
-    ISQRT  1/sqrt(t_i) (inf while t_i = 0)
+    stats[COUNT, i]  t_i          number of pulls of arm i
+    stats[SUM, i]    S_i          sum of rewards of arm i
+    stats[SUMSQ, i]  Q_i          sum of squared rewards of arm i
+    stats[MEAN, i]   w_i          S_i / t_i (0 while t_i = 0)
+    stats[ISQRT, i]  1/sqrt(t_i)  (inf while t_i = 0)
 
-The last two are caches of the first two, kept so that index policies do one multiply-add per arm
+MEAN and ISQRT are caches of the first two, kept so that index policies do one multiply-add per arm
 per selection instead of a division and a square root (UCB1's w_i + c sqrt(ln t) / sqrt(t_i)).
-A testbed holds one ``(B, K, NSTAT)`` array for B bandits; a search tree holds one ``(nodes, NSTAT)``
-array whose rows ``first[p] : first[p] + n[p]`` are the arms (children) of node p.  Either way a
-policy sees one bandit as a ``(K, NSTAT)`` view.
+Field-major rows make each statistic contiguous over the arms, so a selection's loop over the arms
+compiles to SIMD instructions (a 60-armed UCB1 selection is about twice as fast as with one row
+per arm).  A testbed holds one ``(B, NSTAT, K)`` array for B bandits; a search tree holds one
+``(NSTAT, nodes)`` array whose columns ``first[p] : first[p] + n[p]`` are the arms (children) of
+node p.  Either way a policy sees one bandit as a ``(NSTAT, K)`` view.
 """
 from __future__ import annotations
 
@@ -28,19 +31,22 @@ NSTAT = 5
 
 
 def new_stats(*shape: int) -> np.ndarray:
-    """Zeroed statistics of the given leading shape, e.g. ``new_stats(B, K)`` -> (B, K, NSTAT)."""
-    out = np.zeros(shape + (NSTAT,), dtype=np.float64)
-    out[..., ISQRT] = np.inf
+    """Zeroed statistics for ``shape = (..., K)`` arms: ``new_stats(K)`` -> (NSTAT, K),
+    ``new_stats(B, K)`` -> (B, NSTAT, K); ISQRT is inf (no pulls)."""
+    if not shape:
+        raise ValueError("new_stats needs the number of arms, e.g. new_stats(K) or new_stats(B, K)")
+    out = np.zeros(shape[:-1] + (NSTAT, shape[-1]), dtype=np.float64)
+    out[..., ISQRT, :] = np.inf
     return out
 
 
 @nb.njit(cache=True, inline="always")
 def record(stats, arm, reward):
-    """Add one pull of ``arm`` with ``reward`` to ``stats`` (a (K, NSTAT) view), caches included."""
-    n = stats[arm, COUNT] + 1.0
-    s = stats[arm, SUM] + reward
-    stats[arm, COUNT] = n
-    stats[arm, SUM] = s
-    stats[arm, SUMSQ] += reward * reward
-    stats[arm, MEAN] = s / n
-    stats[arm, ISQRT] = 1.0 / math.sqrt(n)
+    """Add one pull of ``arm`` with ``reward`` to ``stats`` (an (NSTAT, K) view), caches included."""
+    n = stats[COUNT, arm] + 1.0
+    s = stats[SUM, arm] + reward
+    stats[COUNT, arm] = n
+    stats[SUM, arm] = s
+    stats[SUMSQ, arm] += reward * reward
+    stats[MEAN, arm] = s / n
+    stats[ISQRT, arm] = 1.0 / math.sqrt(n)

@@ -25,44 +25,45 @@ KIND = 4
 PRIORS = ("beta", "gaussian")
 
 
-# arm_state columns: the posterior of each arm, updated when the arm is pulled
+# arm_state rows (field-major, (2, K)): the posterior of each arm, updated when the arm is pulled
 _LOC, _SCALE = 0, 1  # gaussian: mean S/(t+1) and s.d. sigma/sqrt(t+1); beta: a = 1+S and b = 1+t-S
 
 
 @nb.njit(cache=True, inline="always")
 def _posterior(params, arm_state, arm, n, s):
     if params[0] == 1.0:
-        arm_state[arm, _LOC] = s / (n + 1.0)
-        arm_state[arm, _SCALE] = params[1] / math.sqrt(n + 1.0)
+        arm_state[_LOC, arm] = s / (n + 1.0)
+        arm_state[_SCALE, arm] = params[1] / math.sqrt(n + 1.0)
     else:
         s = min(max(s, 0.0), n)  # the Beta posterior needs 0 <= S_i <= t_i
-        arm_state[arm, _LOC] = 1.0 + s
-        arm_state[arm, _SCALE] = 1.0 + n - s
+        arm_state[_LOC, arm] = 1.0 + s
+        arm_state[_SCALE, arm] = 1.0 + n - s
 
 
 @nb.njit(cache=True, inline="always")
 def init(params, state, arm_state, valid):
     """Every arm starts at its prior: N(0, sigma^2) or Beta(1, 1)."""
-    for i in range(arm_state.shape[0]):
+    for i in range(arm_state.shape[1]):
         _posterior(params, arm_state, i, 0.0, 0.0)
 
 
 @nb.njit(cache=True, inline="always")
-def on_record(params, arm_state, stats, arm):
+def on_record(params, state, arm_state, stats, arm, reward):
     """The pulled arm's posterior from its updated statistics (module docstring)."""
-    _posterior(params, arm_state, arm, stats[arm, COUNT], stats[arm, SUM])
+    _posterior(params, arm_state, arm, stats[COUNT, arm], stats[SUM, arm])
 
 
 @nb.njit(cache=True, inline="always")
 def select(params, state, arm_state, stats, valid, t, rng, work):
     """params = [prior code (0 beta, 1 gaussian), sigma]; one posterior draw per valid arm."""
+    loc, scale = arm_state[_LOC], arm_state[_SCALE]
     if params[0] == 1.0:
-        for i in range(stats.shape[0]):
-            draw = arm_state[i, _LOC] + arm_state[i, _SCALE] * normal(rng) if valid[i] else 0.0
+        for i in range(loc.shape[0]):
+            draw = loc[i] + scale[i] * normal(rng) if valid[i] else 0.0
             work[i] = gated(draw, 1.0, valid[i])
     else:
-        for i in range(stats.shape[0]):
-            draw = beta(rng, arm_state[i, _LOC], arm_state[i, _SCALE]) if valid[i] else 0.0
+        for i in range(loc.shape[0]):
+            draw = beta(rng, loc[i], scale[i]) if valid[i] else 0.0
             work[i] = gated(draw, 1.0, valid[i])
     return argmax_random(work, rng)
 

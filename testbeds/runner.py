@@ -33,7 +33,7 @@ import numpy as np
 from bandits import Policy, make_policy, new_stats
 from bandits.kernels import init_row, record_row, select_row
 from bandits.policy import BanditBatch
-from bandits.rng import stream_state
+from bandits.rng import counter_key, stream_state
 from bandits.stats import COUNT
 from testbeds.results import METRICS, TestbedResult
 from testbeds.testbed import Testbed, draw_reward
@@ -51,17 +51,22 @@ NACC = 8  # one spare column keeps a play's row at 64 bytes (one cache line)
 
 
 @nb.njit(cache=True)
-def _run_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed, reward_sd,
-               seed, task0, horizon, acc, trace_arms, trace_rewards):
+def _play_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed, reward_sd,
+                seed, task0, horizon, acc, trace_arms, trace_rewards):
     """Run one policy on tasks task0 .. task0 + C - 1 for ``horizon`` plays each; add into ``acc``.
 
-    state (C, S), arm_state (C, K, A), stats (C, K, NSTAT): fresh policy state and statistics.
-    means (C, K): arm means of these tasks.  acc (horizon, NACC): per-play sums over tasks (added to).
-    trace_arms / trace_rewards: (C, horizon) arrays to record every play, or (0, 0) for none.
+    kind: the policy's kind as a compile-time constant (numba.literally), so this loop is compiled
+    once per policy with only that policy's kernels in it (bandits.kernels); reach it through
+    :func:`chunk_runner`.  state (C, S), arm_state (C, A, K), stats (C, NSTAT, K): fresh policy
+    state and statistics.  means (C, K): arm means of these tasks.  acc (horizon, NACC): per-play
+    sums over tasks (added to).  trace_arms / trace_rewards: (C, horizon) arrays to record every
+    play, or (0, 0) for none.
     """
+    nb.literally(kind)
     n_tasks, n_arms = means.shape
     valid = np.ones(n_arms, dtype=np.bool_)
     work = np.empty(n_arms)
+    keys = np.empty(n_arms, dtype=np.uint64)  # counter_key(env_seed, task, a): hashed once per task
     tracing = trace_arms.shape[0] > 0
     for c in range(n_tasks):
         task = task0 + c
@@ -69,6 +74,8 @@ def _run_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed,
         best = mu[0]
         for a in range(1, n_arms):
             best = max(best, mu[a])
+        for a in range(n_arms):
+            keys[a] = counter_key(env_seed, task, a)
         rng = stream_state(seed, task, 1)
         st, s_row, a_row = stats[c], state[c], arm_state[c]
         init_row(kind, params, s_row, a_row, valid)
@@ -78,7 +85,7 @@ def _run_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed,
             arm = select_row(kind, params, s_row, a_row, st, valid, h, rng, work)
             if arm < 0 or arm >= n_arms:
                 raise ValueError("the policy kernel returned no valid arm")
-            x = draw_reward(env_code, env_seed, task, arm, np.int64(st[arm, COUNT]), mu[arm], reward_sd)
+            x = draw_reward(env_code, keys[arm], np.int64(st[COUNT, arm]), mu[arm], reward_sd)
             record_row(kind, params, s_row, a_row, st, arm, x)
             gap = best - mu[arm]
             cum_r += best - x
@@ -96,12 +103,34 @@ def _run_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed,
                 trace_rewards[c, h] = x
 
 
+def _make_chunk_runner(kind: int):
+    @nb.njit(cache=True)  # cached on disk per kind (numba keys closures by their constants)
+    def run_chunk(params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed, task0,
+                  horizon, acc, trace_arms, trace_rewards):
+        _play_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed,
+                    task0, horizon, acc, trace_arms, trace_rewards)
+    return run_chunk
+
+
+_CHUNK_RUNNERS: dict[int, Any] = {}
+
+
+def chunk_runner(kind: int):
+    """The compiled chunk loop for policy ``kind`` (:func:`_play_chunk` with kind fixed), made once.
+
+    Each policy's loop compiles (a few seconds, then cached on disk) the first time it is used.
+    """
+    if kind not in _CHUNK_RUNNERS:
+        _CHUNK_RUNNERS[kind] = _make_chunk_runner(int(kind))
+    return _CHUNK_RUNNERS[kind]
+
+
 def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, reward_sd: float,
                seed: int, task0: int, horizon: int, trace: bool):
     """One unit of work (runs in a worker process): accumulator, summed diagnostics, trace."""
     n, k = means.shape
     state = np.zeros((n, max(1, policy.state_width)))
-    arm_state = np.zeros((n, k, max(1, policy.arm_state_width)))
+    arm_state = np.zeros((n, max(1, policy.arm_state_width), k))
     stats = new_stats(n, k)
     acc = np.zeros((horizon, NACC))
     if trace:
@@ -109,8 +138,8 @@ def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, 
         t_rewards = np.zeros((n, horizon))
     else:
         t_arms, t_rewards = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))
-    _run_chunk(policy.kind, policy.params, state, arm_state, stats, means, env_code, env_seed,
-               reward_sd, seed, task0, horizon, acc, t_arms, t_rewards)
+    chunk_runner(policy.kind)(policy.params, state, arm_state, stats, means, env_code, env_seed,
+                              reward_sd, seed, task0, horizon, acc, t_arms, t_rewards)
     batch = BanditBatch(stats=stats, valid=np.ones((n, k), dtype=np.bool_),
                         t=np.full(n, horizon, dtype=np.int64), state=state, arm_state=arm_state)
     diagnostics = {key: float(np.sum(value)) for key, value in policy.diagnostics(batch).items()}

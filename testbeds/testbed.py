@@ -18,7 +18,8 @@ returns the same reward whichever policy makes it, and policy comparisons are pa
 
 Both accept explicit ``means`` instead (shape (K,) shared by all tasks, or (n_tasks, K)), e.g. a
 two-armed Bernoulli bandit with a known gap.  The compiled runner (:mod:`testbeds.runner`) reads
-``env_code``, ``means``, ``reward_sd`` and ``seed`` and draws rewards with :func:`draw_reward`.
+``env_code``, ``means``, ``reward_sd`` and ``seed`` and draws rewards with :func:`draw_reward`, hashing
+``(seed, i, a)`` once per task and arm (``bandits.rng.counter_key``).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from bandits.rng import counter_normal, counter_uniform
+from bandits.rng import counter_key, counter_normal, counter_uniform, keyed_normal, keyed_uniform
 
 __all__ = ["GaussianTestbed", "BernoulliTestbed", "Testbed", "make_testbed", "draw_reward",
            "ENVIRONMENTS", "GAUSSIAN", "BERNOULLI", "MEAN_DRAW"]
@@ -37,16 +38,18 @@ GAUSSIAN, BERNOULLI = 0, 1
 MEAN_DRAW = 2**62
 
 
-@nb.njit(cache=True)
-def draw_reward(env_code, seed, task, arm, j, mean, reward_sd):
-    """Reward of the j-th pull (j from 0) of ``arm`` in ``task``: the testbed's reward rule.
+@nb.njit(cache=True, inline="always")
+def draw_reward(env_code, key, j, mean, reward_sd):
+    """Reward of the j-th pull (j from 0) of an arm: the testbed's reward rule.
+
+    key = bandits.rng.counter_key(seed, task, arm), so that
 
     GAUSSIAN: mean + reward_sd * counter_normal(seed, task, arm, j)
     BERNOULLI: 1.0 if counter_uniform(seed, task, arm, j) < mean else 0.0
     """
     if env_code == GAUSSIAN:
-        return mean + reward_sd * counter_normal(seed, task, arm, j)
-    return 1.0 if counter_uniform(seed, task, arm, j) < mean else 0.0
+        return mean + reward_sd * keyed_normal(key, j)
+    return 1.0 if keyed_uniform(key, j) < mean else 0.0
 
 
 @nb.njit(cache=True)
@@ -138,7 +141,8 @@ class Testbed:
             raise ValueError(f"task must lie in 0..{self.n_tasks - 1}, got {task}")
         if arm >= self.n_arms:
             raise ValueError(f"arm must lie in 0..{self.n_arms - 1}, got {arm}")
-        return float(draw_reward(self.env_code, self.seed, task, arm, j, self.means[task, arm], self.reward_sd))
+        key = np.uint64(counter_key(self.seed, task, arm))
+        return float(draw_reward(self.env_code, key, j, self.means[task, arm], self.reward_sd))
 
     def config(self) -> dict:
         """JSON-ready description (the results manifest records it)."""

@@ -7,7 +7,7 @@ from bandits.stats import new_stats, record
 
 
 def stats_from(pulls):
-    """A (K, NSTAT) stats row from a list of per-arm reward lists."""
+    """One bandit's (NSTAT, K) statistics from a list of per-arm reward lists."""
     stats = new_stats(len(pulls))
     for arm, rewards in enumerate(pulls):
         for r in rewards:
@@ -19,13 +19,13 @@ def select_once(policy, pulls, t, seed=0, valid=None):
     """(arm, work) for one selection on one bandit with fresh policy state.
 
     pulls: a list of per-arm reward lists, recorded through the policy (kernels.record_row, arm by
-    arm) so that its per-arm state follows; or a ready (K, NSTAT) stats array for policies without
+    arm) so that its per-arm state follows; or a ready (NSTAT, K) stats array for policies without
     per-arm state.
     """
-    k = len(pulls)
+    k = pulls.shape[1] if isinstance(pulls, np.ndarray) else len(pulls)
     valid = np.ones(k, dtype=np.bool_) if valid is None else valid
     state = np.zeros(max(1, policy.state_width))
-    arm_state = np.zeros((k, max(1, policy.arm_state_width)))
+    arm_state = np.zeros((max(1, policy.arm_state_width), k))
     kernels.init_row(policy.kind, policy.params, state, arm_state, valid)
     if isinstance(pulls, np.ndarray):
         stats = pulls

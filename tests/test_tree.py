@@ -36,7 +36,7 @@ def test_hand_traced_ucb1_step_of_seed_000():
     # C loses again through a backup (0 of 2, N = 11): A 0.667 + sqrt(2 ln 11 / 6) = 1.561,
     # B 0.333 + sqrt(2 ln 11 / 3) = 1.597, C 0 + sqrt(2 ln 11 / 2) = 1.549  -> B.
     backup(tree.arrays, f + 2, 0.0, policy.kind, policy.params, False)
-    assert tree.stats[0, COUNT] == 11 and tree.stats[f + 2, COUNT] == 2
+    assert tree.stats[COUNT, 0] == 11 and tree.stats[COUNT, f + 2] == 2
     assert select_child(tree.arrays, 0, policy.kind, policy.params, valid, rng, work, False) == f + 1
 
 
@@ -49,8 +49,8 @@ def test_backup_flips_the_value_at_each_level():
     expand(tree.arrays, c, np.arange(2, dtype=np.int64), 2, 1, policy.kind, policy.params, valid)
     g = tree.first[c]
     backup(tree.arrays, g, 1.0, policy.kind, policy.params, False)
-    assert tree.stats[g, SUM] == 1.0 and tree.stats[c, SUM] == 0.0 and tree.stats[0, SUM] == 1.0
-    assert tree.stats[g, COUNT] == tree.stats[c, COUNT] == tree.stats[0, COUNT] == 1
+    assert tree.stats[SUM, g] == 1.0 and tree.stats[SUM, c] == 0.0 and tree.stats[SUM, 0] == 1.0
+    assert tree.stats[COUNT, g] == tree.stats[COUNT, c] == tree.stats[COUNT, 0] == 1
 
 
 def test_solver_proves_win_as_soon_as_one_child_wins_and_loss_when_all_lose():
@@ -94,7 +94,7 @@ def test_extract_subtree_keeps_statistics_and_contiguous_children():
     assert extract_subtree(tree.arrays, f + 1, new.arrays) == 3
     assert new.parent[0] == -1 and new.first[0] == 1 and new.nchild[0] == 2
     assert list(new.move[1:3]) == [7, 8] and list(new.parent[1:3]) == [0, 0]
-    assert new.stats[2, COUNT] == 1 and new.stats[0, COUNT] == 1 and new.size == 3
+    assert new.stats[COUNT, 2] == 1 and new.stats[COUNT, 0] == 1 and new.size == 3
 
 
 def test_tree_too_small_for_the_subtree_reports_it():

@@ -286,7 +286,7 @@ def _root_moves(tree):
         return [], np.empty(0, np.int64), np.empty(0), np.empty(0)
     codes = tree.move[f:f + n]
     moves = [tree.objects[c] for c in codes] if not tree.compiled else [int(c) for c in codes]
-    return (moves, tree.stats[f:f + n, COUNT].astype(np.int64), tree.stats[f:f + n, MEAN].copy(),
+    return (moves, tree.stats[COUNT, f:f + n].astype(np.int64), tree.stats[MEAN, f:f + n].copy(),
             tree.proven[f:f + n].copy())
 
 
@@ -339,7 +339,7 @@ def reroot(tree: Tree, move, game_after=None):
     hits = np.flatnonzero(tree.move[f:f + n] == code)
     if hits.size == 0:
         return None
-    new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[1])
+    new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[0])
     size = extract_subtree(tree.arrays, f + int(hits[0]), new.arrays)
     if size < 0:  # pragma: no cover - a subtree always fits in a tree of the same capacity
         return None

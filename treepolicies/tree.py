@@ -10,9 +10,9 @@ and ``A = max(1, arm_state_width)`` of the node policy:
     nchild  (C,) int32      number of children
     mover   (C,) int8       player who made ``move`` (the root: the player who did not move next)
     proven  (C,) float64    proven value for ``mover`` (1 win, 0.5 draw, 0 loss), -1 unknown (solver)
-    stats   (C, NSTAT)      per-node statistics (bandits.stats): the node as an arm of its parent
+    stats   (NSTAT, C)      per-node statistics (bandits.stats): the node as an arm of its parent
     pstate  (C, S) float64  node policy state of the node as a bandit (over its children)
-    astate  (C, A) float64  per-arm policy state of the node as an arm of its parent
+    astate  (A, C) float64  per-arm policy state of the node as an arm of its parent
     meta    (2,) int64      meta[0] = nodes in use
 
 plus ``path (C,) int64``, the scratch buffer of moves taken by one descent (a depth never exceeds
@@ -23,8 +23,10 @@ UCB (S = 7, A = 3).
 
 Rewards are in [0, 1] and seen from the player who moved into a node (``mover``), so a node's policy,
 choosing among its children rows ``first : first + nchild``, maximises its own player's value.
-Node p is a bandit whose arms are its children: the policy sees ``stats[f:f+n]``,
-``astate[f:f+n]`` and ``pstate[p]``, and ``t`` = the visit count of p (``stats[p, COUNT]``).
+Node p is a bandit whose arms are its children: the policy sees ``stats[:, f:f+n]``,
+``astate[:, f:f+n]`` and ``pstate[p]``, and ``t`` = the visit count of p (``stats[COUNT, p]``).
+The per-arm arrays are field-major (bandits.stats), so the children's statistics are contiguous
+rows and a selection over them compiles to SIMD code, as in the testbed.
 
 Expansion creates all children of a node at once with zero counts; the policy's "untried arms
 first" rule then decides the order in which they are first visited.  A leaf is expanded when it is
@@ -47,7 +49,7 @@ import numba as nb
 import numpy as np
 
 from bandits.kernels import init_row, record_row, select_row
-from bandits.stats import COUNT, ISQRT, NSTAT, record
+from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record
 
 __all__ = ["Tree", "descend", "select_child", "expand", "backup", "mark_terminal", "should_expand",
            "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK"]
@@ -82,9 +84,9 @@ class Tree:
         self.nchild = np.empty(capacity, np.int32)
         self.mover = np.empty(capacity, np.int8)
         self.proven = np.empty(capacity, np.float64)
-        self.stats = np.empty((capacity, NSTAT), np.float64)
+        self.stats = np.empty((NSTAT, capacity), np.float64)
         self.pstate = np.empty((capacity, s), np.float64)
-        self.astate = np.empty((capacity, a), np.float64)
+        self.astate = np.empty((a, capacity), np.float64)
         self.path = np.empty(capacity, np.int64)
         self.meta = np.zeros(2, np.int64)
         self.root_key = None  # set by the search: what position the root is (for tree reuse)
@@ -113,11 +115,15 @@ class Tree:
     def grow(self, capacity: int) -> None:
         """Enlarge to ``capacity`` nodes, keeping the nodes in use."""
         n = self.size
-        for name in ("parent", "move", "first", "nchild", "mover", "proven", "stats", "pstate", "astate",
-                     "path"):
+        for name in ("parent", "move", "first", "nchild", "mover", "proven", "pstate", "path"):
             old = getattr(self, name)
             new = np.empty((capacity,) + old.shape[1:], old.dtype)
             new[:n] = old[:n]
+            setattr(self, name, new)
+        for name in ("stats", "astate"):  # field-major: nodes along the last axis
+            old = getattr(self, name)
+            new = np.empty((old.shape[0], capacity), old.dtype)
+            new[:, :n] = old[:, :n]
             setattr(self, name, new)
 
     def root_children(self):
@@ -125,8 +131,8 @@ class Tree:
         f, n = int(self.first[0]), int(self.nchild[0])
         if f < 0:
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
-        return (self.move[f:f + n].copy(), self.stats[f:f + n, COUNT].astype(np.int64),
-                self.stats[f:f + n, 3].copy())
+        return (self.move[f:f + n].copy(), self.stats[COUNT, f:f + n].astype(np.int64),
+                self.stats[MEAN, f:f + n].copy())
 
 
 @nb.njit(cache=True)
@@ -141,19 +147,19 @@ def init_nodes(tree, start, n, parent_node, mover_value):
         mover[c] = mover_value
         proven[c] = UNKNOWN
         for j in range(NSTAT):
-            stats[c, j] = 0.0
-        stats[c, ISQRT] = math.inf
+            stats[j, c] = 0.0
+        stats[ISQRT, c] = math.inf
         for j in range(pstate.shape[1]):
             pstate[c, j] = 0.0
-        for j in range(astate.shape[1]):
-            astate[c, j] = 0.0
+        for j in range(astate.shape[0]):
+            astate[j, c] = 0.0
 
 
 @nb.njit(cache=True)
 def should_expand(tree, node):
     """True when an unexpanded node is to be expanded now: the root, or a node already visited."""
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
-    return first[node] < 0 and (parent[node] < 0 or stats[node, COUNT] > 0.0)
+    return first[node] < 0 and (parent[node] < 0 or stats[COUNT, node] > 0.0)
 
 
 @nb.njit(cache=True)
@@ -172,7 +178,7 @@ def expand(tree, node, moves, n, child_mover, kind, params, valid):
     first[node] = f
     nchild[node] = n
     meta[0] = f + n
-    init_row(kind, params, pstate[node], astate[f:f + n], valid[:n])
+    init_row(kind, params, pstate[node], astate[:, f:f + n], valid[:n])
     return OK
 
 
@@ -196,8 +202,8 @@ def select_child(tree, node, kind, params, valid, rng, work, solver):
             for j in range(n):
                 valid[j] = True
             return f
-    arm = select_row(kind, params, pstate[node], astate[f:f + n], stats[f:f + n], valid[:n],
-                     stats[node, COUNT], rng, work[:n])
+    arm = select_row(kind, params, pstate[node], astate[:, f:f + n], stats[:, f:f + n], valid[:n],
+                     stats[COUNT, node], rng, work[:n])
     if solver:
         for j in range(n):
             valid[j] = True
@@ -255,7 +261,7 @@ def backup(tree, leaf, value, kind, params, solver):
 
     At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]; the
     value flips (v -> 1 - v) when the mover changes.  The root's own count is recorded too, so
-    every node's visit count is stats[node, COUNT].  With ``solver``, proofs propagate upwards.
+    every node's visit count is stats[COUNT, node].  With ``solver``, proofs propagate upwards.
     """
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
     node = leaf
@@ -264,7 +270,8 @@ def backup(tree, leaf, value, kind, params, solver):
     while parent[node] >= 0:
         p = parent[node]
         f = first[p]
-        record_row(kind, params, pstate[p], astate[f:f + nchild[p]], stats[f:f + nchild[p]], node - f, v)
+        n = nchild[p]
+        record_row(kind, params, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
         if mover[p] != mover[node]:
             v = 1.0 - v
         if proving and proven[p] < 0.0:
@@ -287,7 +294,7 @@ def leader_is_safe(tree, remaining):
     a = -1.0
     b = -1.0
     for j in range(f, f + n):
-        c = stats[j, COUNT]
+        c = stats[COUNT, j]
         if c > a:
             b = a
             a = c
@@ -333,9 +340,9 @@ def extract_subtree(src, new_root, dst):
         dm[i] = sm[o]
         dmv[i] = smv[o]
         dpr[i] = spr[o]
-        dst_[i, :] = sst[o, :]
+        dst_[:, i] = sst[:, o]
         dps[i, :] = sps[o, :]
-        das[i, :] = sas[o, :]
+        das[:, i] = sas[:, o]
     dp[0] = -1
     dmeta[0] = size
     return size
