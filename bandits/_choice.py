@@ -71,14 +71,8 @@ def pick_max(work, best, rng):
 
 
 @nb.njit(cache=True, inline="always")
-def argmax_mean_plus_bonus(stats, valid, k, p, rng, work):
-    """The arm maximising U_i = w_i + k * t_i^(-p/2), p in {0, 1/2, 1} (untried first, ties at random).
-
-    The index shape shared by UCB1 (k = c sqrt(ln t), p = 1), Gaussian KL-UCB
-    (k = sigma sqrt(2 (log t + c log log t)), p = 1) and modified improved UCB (p = 0, 1/2, 1);
-    t_i^(-1/2) is the cached ISQRT row.  One SIMD pass over the arms writes the scores and keeps
-    their maximum (stats: an (NSTAT, K) view, bandits.stats).
-    """
+def _mean_plus_bonus_scores(stats, valid, k, p, work):
+    """work[i] = gated(w_i + k * t_i^(-p/2)); returns the maximum (one SIMD pass over the arms)."""
     count, mean, isqrt = stats[COUNT], stats[MEAN], stats[ISQRT]
     best = -np.inf
     for i in range(count.shape[0]):
@@ -87,6 +81,25 @@ def argmax_mean_plus_bonus(stats, valid, k, p, rng, work):
         s = gated(mean[i] + k * scale, count[i], valid[i])
         work[i] = s
         best = fmax(best, s)
+    return best
+
+
+@nb.njit(cache=True, inline="always")
+def argmax_mean_plus_bonus(stats, valid, k, p, rng, work):
+    """The arm maximising U_i = w_i + k * t_i^(-p/2), p in {0, 1/2, 1} (untried first, ties at random).
+
+    The index shape shared by UCB1 (k = c sqrt(ln t), p = 1), Gaussian KL-UCB
+    (k = sigma sqrt(2 (log t + c log log t)), p = 1) and modified improved UCB (p = 0, 1/2, 1);
+    t_i^(-1/2) is the cached ISQRT row.  One SIMD pass over the arms writes the scores and keeps
+    their maximum (stats: an (NSTAT, K) view, bandits.stats); the pass is compiled once per value
+    of p, so that none pays for another's square root.
+    """
+    if p == 1.0:
+        best = _mean_plus_bonus_scores(stats, valid, k, 1.0, work)
+    elif p == 0.0:
+        best = _mean_plus_bonus_scores(stats, valid, k, 0.0, work)
+    else:
+        best = _mean_plus_bonus_scores(stats, valid, k, p, work)
     return pick_max(work, best, rng)
 
 

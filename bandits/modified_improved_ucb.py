@@ -57,7 +57,7 @@ def init(params, state, arm_state, valid):
     state[_EPISODES] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def advance(params, state, valid, t):
     """Bring the schedule (episode, Delta, n, deltaUpdate) up to play count t."""
     if params[1] != 0.0 and t >= state[_T]:
