@@ -61,6 +61,13 @@ def _literal_module(kind):
     return None
 
 
+def _inline_if_literal(expr, caller_info, callee_info):
+    """numba inlining rule for the overloads below: inline the direct call of a compile-time kind
+    (so the hot loop is one piece); call the run-time chain (compiled once, not copied into every
+    caller: it holds every policy's code)."""
+    return isinstance(caller_info.typemap[expr.args[0].name], types.IntegerLiteral)
+
+
 def _init(kind, params, state, arm_state, valid):  # pragma: no cover - compiled only (overload below)
     raise NotImplementedError
 
@@ -69,7 +76,7 @@ def _select(kind, params, state, arm_state, stats, valid, t, rng, work):  # prag
     raise NotImplementedError
 
 
-@overload(_init, prefer_literal=True, inline="always")
+@overload(_init, prefer_literal=True, inline=_inline_if_literal)
 def _init_impl(kind, params, state, arm_state, valid):
     module = _literal_module(kind)
     if module is not None:
@@ -88,7 +95,7 @@ def _init_impl(kind, params, state, arm_state, valid):
     return chain
 
 
-@overload(_select, prefer_literal=True, inline="always")
+@overload(_select, prefer_literal=True, inline=_inline_if_literal)
 def _select_impl(kind, params, state, arm_state, stats, valid, t, rng, work):
     module = _literal_module(kind)
     if module is not None:

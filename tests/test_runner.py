@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from bandits import make_policy
-from bandits.rng import Stream, counter_normal
+from bandits.rng import Stream, counter_normal, counter_uniform
 from testbeds.runner import run_testbed
 from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
@@ -14,7 +14,10 @@ def _resimulate(spec, tb, horizon, seed):
     """Arms and rewards of every task, played through the public batch API one task at a time.
 
     Independent of the runner's loop: B = 1 batches, policy randomness Stream(seed, task, 1) (the
-    runner's documented stream), rewards mean + sd * counter_normal(testbed seed, task, arm, j).
+    runner's documented stream), rewards mean + sd * counter_normal(testbed seed, task, arm, j)
+    (Gaussian) or 1 if counter_uniform(testbed seed, task, arm, j) < mean else 0 (Bernoulli).  The
+    batch API dispatches on the policy kind at run time, while the runner compiles a loop for each
+    kind, so this also pins every policy's specialised loop to the shared kernels.
     """
     policy = make_policy(spec).bind(horizon)
     arms = np.zeros((tb.n_tasks, horizon), dtype=np.int64)
@@ -25,16 +28,25 @@ def _resimulate(spec, tb, horizon, seed):
         for h in range(horizon):
             a = int(policy.select(batch, stream)[0])
             j = int(batch.counts[0, a])
-            x = tb.means[i, a] + tb.reward_sd * counter_normal(tb.seed, i, a, j)
+            if isinstance(tb, BernoulliTestbed):
+                x = 1.0 if counter_uniform(tb.seed, i, a, j) < tb.means[i, a] else 0.0
+            else:
+                x = tb.means[i, a] + tb.reward_sd * counter_normal(tb.seed, i, a, j)
             policy.update(batch, np.array([a]), np.array([x]))
             arms[i, h], rewards[i, h] = a, x
     return arms, rewards
 
 
-@pytest.mark.parametrize("spec", ["ucb1", "thompson:prior=gaussian", "iucb", "miucb:episodic=true"])
+@pytest.mark.parametrize("spec", [
+    "ucb1", "thompson:prior=gaussian", "iucb", "miucb:episodic=true", "miucb:r=none", "miucb:r=T/t",
+    "klucb:family=gaussian", "egreedy:epsilon=0.2", "bernoulli/klucb", "bernoulli/thompson"])
 def test_bookkeeping_matches_a_numpy_recomputation(spec):
     # 3 tasks x 4 arms x 50 plays: re-simulate, then compute every curve with plain numpy.
-    tb = GaussianTestbed(3, 4, reward_sd=0.7, seed=21)
+    # Every policy kind appears (each has its own compiled runner loop).
+    if spec.startswith("bernoulli/"):
+        spec, tb = spec.split("/")[1], BernoulliTestbed(3, 4, seed=21)
+    else:
+        tb = GaussianTestbed(3, 4, reward_sd=0.7, seed=21)
     horizon, seed = 50, 4
     result = run_testbed([spec], tb, horizon, seed=seed, progress=False, trace=True)
     arms, rewards = _resimulate(spec, tb, horizon, seed)
