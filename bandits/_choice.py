@@ -1,9 +1,10 @@
 """Compiled helpers shared by the selection kernels: untried arms first, argmax with random ties.
 
-Index policies write one score per arm into a scratch vector through :func:`gated`, which turns an
-untried valid arm into +inf and an invalid arm into -inf, keeping the running maximum; then
-:func:`pick_max` returns the best arm with exact ties broken uniformly at random.  So "untried arms
-first, chosen uniformly at random, and ties at random" is one rule, written once.
+Index policies (:mod:`bandits.index`) write one score per arm into a scratch vector, +inf for an
+untried valid arm and -inf for an invalid one, keeping the running maximum; then :func:`pick_max`
+returns the best arm with exact ties broken uniformly at random.  So "untried arms first, chosen
+uniformly at random, and ties at random" is one rule, written once; :func:`gated` is the same rule
+for the policies that score every arm themselves (Thompson sampling, epsilon-greedy).
 """
 from __future__ import annotations
 
@@ -71,36 +72,16 @@ def pick_max(work, best, rng):
 
 
 @nb.njit(cache=True, inline="always")
-def _mean_plus_bonus_scores(stats, valid, k, p, work):
-    """work[i] = gated(w_i + k * t_i^(-p/2)); returns the maximum (one SIMD pass over the arms)."""
-    count, mean, isqrt = stats[COUNT], stats[MEAN], stats[ISQRT]
-    best = -np.inf
-    for i in range(count.shape[0]):
-        isq = isqrt[i]
-        scale = isq if p == 1.0 else (1.0 if p == 0.0 else math.sqrt(isq))
-        s = gated(mean[i] + k * scale, count[i], valid[i])
-        work[i] = s
-        best = fmax(best, s)
-    return best
-
-
-@nb.njit(cache=True, inline="always")
-def argmax_mean_plus_bonus(stats, valid, k, p, rng, work):
-    """The arm maximising U_i = w_i + k * t_i^(-p/2), p in {0, 1/2, 1} (untried first, ties at random).
+def mean_plus_bonus(stats, i, k, p):
+    """U_i = w_i + k * t_i^(-p/2), p in {0, 1/2, 1}, for a tried arm i (stats: an (NSTAT, K) view).
 
     The index shape shared by UCB1 (k = c sqrt(ln t), p = 1), Gaussian KL-UCB
     (k = sigma sqrt(2 (log t + c log log t)), p = 1) and modified improved UCB (p = 0, 1/2, 1);
-    t_i^(-1/2) is the cached ISQRT row.  One SIMD pass over the arms writes the scores and keeps
-    their maximum (stats: an (NSTAT, K) view, bandits.stats); the pass is compiled once per value
-    of p, so that none pays for another's square root.
+    t_i^(-1/2) is the cached ISQRT row, so p = 1 costs one multiply-add per arm.
     """
-    if p == 1.0:
-        best = _mean_plus_bonus_scores(stats, valid, k, 1.0, work)
-    elif p == 0.0:
-        best = _mean_plus_bonus_scores(stats, valid, k, 0.0, work)
-    else:
-        best = _mean_plus_bonus_scores(stats, valid, k, p, work)
-    return pick_max(work, best, rng)
+    isq = stats[ISQRT, i]
+    scale = isq if p == 1.0 else (1.0 if p == 0.0 else math.sqrt(isq))
+    return stats[MEAN, i] + k * scale
 
 
 @nb.njit(cache=True)

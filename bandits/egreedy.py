@@ -13,10 +13,9 @@ import numba as nb
 
 from bandits._choice import argmax_random, gated
 from bandits.policy import Policy
+from bandits.registry import KernelSpec, register_policy
 from bandits.rng import randint, uniform
 from bandits.stats import COUNT, MEAN
-
-KIND = 5
 
 
 @nb.njit(cache=True, inline="always")
@@ -43,6 +42,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     return argmax_random(work, rng)
 
 
+@register_policy
 class EpsilonGreedy(Policy):
     """Epsilon-greedy; ``epsilon=0`` is greedy.
 
@@ -55,7 +55,7 @@ class EpsilonGreedy(Policy):
     """
 
     name = "egreedy"
-    kind = KIND
+    kernel_spec = KernelSpec(select=select)
 
     def __init__(self, epsilon: float = 0.1, q0: float | None = None):
         epsilon = self._check_float("epsilon", epsilon, low=0.0, high=1.0)
@@ -65,3 +65,6 @@ class EpsilonGreedy(Policy):
 
     def _pack(self):
         return [self.epsilon, math.nan if self.q0 is None else self.q0]
+
+
+register_policy(EpsilonGreedy, name="greedy", fixed={"epsilon": 0.0})

@@ -26,8 +26,7 @@ import math
 import numba as nb
 
 from bandits.policy import Policy
-
-KIND = 1
+from bandits.registry import KernelSpec, register_policy
 
 # state columns
 _T, _M_CUR, _M_LAST, _DELTA, _N, _FALLBACK, _EPISODES = range(7)
@@ -153,6 +152,7 @@ def on_record(params, state, arm_state, stats, arm, reward):
     arm_state[_EP_SUM, arm] += reward
 
 
+@register_policy
 class ImprovedUCB(Policy):
     """Improved UCB of Auer & Ortner (2010), with known horizon or episodic (spec section 1).
 
@@ -169,7 +169,7 @@ class ImprovedUCB(Policy):
     """
 
     name = "iucb"
-    kind = KIND
+    kernel_spec = KernelSpec(select=select, init=init, on_record=on_record)
     state_width = 7
     arm_state_width = 3
 

@@ -1,162 +1,134 @@
-"""The compiled dispatcher: one entry point per operation, for every policy ``kind``.
+"""A policy's compiled kernels as first-class function values, and the row and batch entry points.
 
-Row functions act on one bandit, the shape both callers share:
+A policy is three kernels of fixed signatures (one bandit, i.e. one row of a testbed or one node of
+a search tree)::
 
-    init_row(kind, params, state, arm_state, valid)
-    select_row(kind, params, state, arm_state, stats, valid, t, rng, work) -> arm
-    record_row(kind, params, state, arm_state, stats, arm, reward)
+    init(params, state, arm_state, valid)                              fresh policy state
+    select(params, state, arm_state, stats, valid, t, rng, work) -> arm
+    on_record(params, state, arm_state, stats, arm, reward)            after stats are recorded
 
-    params     (P,) float64     the policy's parameters (Policy.params)
-    state      (S,) float64     the policy's state for this bandit
-    arm_state  (A, K) float64   the policy's per-arm state (a row per field)
-    stats      (NSTAT, K) float64   per-arm statistics, a row per statistic (bandits.stats)
-    valid      (K,) bool        valid arms
-    t          int              pulls of this bandit so far (a tree node: its visit count)
-    rng        (4,) uint64      stream state (bandits.rng), advanced in place
-    work       (K,) float64     scratch space for scores
+    params     (P,) float64        the policy's parameters (Policy.params), C-contiguous
+    state      (S,) float64        the policy's state for this bandit, C-contiguous
+    arm_state  (A, K) float64      the policy's per-arm state (a row per field; any layout)
+    stats      (NSTAT, K) float64  per-arm statistics, a row per statistic (bandits.stats; any layout)
+    valid      (K,) bool           valid arms, C-contiguous
+    t          int64               pulls of this bandit so far (a tree node: its visit count)
+    rng        (4,) uint64         stream state (bandits.rng), advanced in place
+    work       (K,) float64        scratch space (index policies leave their scores here)
 
-``record_row`` updates the statistics (bandits.stats.record) and then the policy's own state
-(its module's ``on_record``, if it has one).  Each policy module (``MODULES``, indexed by
-``kind``) defines ``select`` and optionally ``init`` and ``on_record`` with these signatures.
+:class:`PolicyKernels` holds them as :class:`Kernel` values, which numba types as first-class
+functions of these signatures (``numba.types.FunctionType``).  So every loop that runs a policy
+(the testbed runner, the search tree) takes the policy as an *argument*: the loop is compiled once
+per machine and cached on disk, whatever the policy; a new policy compiles only its own kernels;
+and a call through the function value costs about the same as a direct call (one indirect call per
+selection, measured: UCB1 on the paper's testbed, benchmarks/startup.py).
 
-The same code serves two kinds of caller:
-
-* ``kind`` known only at run time (a search tree, a call from Python): a chain of ``if kind ==``
-  branches picks the module.
-* ``kind`` a compile-time constant (``numba.literally``, or a closure constant): ``select`` and
-  ``init`` go straight to the module's function (a numba overload on the literal kind), so the
-  other policies' code is never compiled in, and the compiler folds ``record_row``'s branches.
-  A hot loop compiled for one policy (the testbed runner, :mod:`testbeds.runner`) is thereby as
-  tight as one written for that policy alone; through the run-time chain, which leaves the
-  compiler a loop with every policy in it, UCB1 on the paper's testbed ran 1.5x slower.
-
-(``on_record`` stays a plain chain: as an inlined overload it made numba drop a later write in the
-tree's backup loop, numba 0.68.)
+``record_row`` is the one function that records a pull: the shared statistics
+(:func:`bandits.stats.record`), then the policy's ``on_record`` when it has one.
 """
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numba as nb
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from numba import types
+from numba.core.types.function_type import WrapperAddressProtocol
+from numba.experimental.function_type import _get_wrapper_address
 
-from bandits import egreedy, improved_ucb, klucb, modified_improved_ucb, thompson, ucb1
 from bandits.stats import record
 
-__all__ = ["init_row", "select_row", "record_row", "init_batch", "select_batch", "record_batch", "MODULES"]
+__all__ = ["INIT_SIG", "SELECT_SIG", "RECORD_SIG", "Kernel", "PolicyKernels", "init_row", "select_row",
+           "record_row", "init_batch", "select_batch", "record_batch"]
 
-#: Policy modules by kind (module.KIND is its index).
-MODULES = (ucb1, improved_ucb, modified_improved_ucb, klucb, thompson, egreedy)
-assert all(m.KIND == i for i, m in enumerate(MODULES))
+_F1 = types.float64[::1]
+_F2 = types.float64[:, ::1]
+_B1 = types.boolean[::1]
+_U1 = types.uint64[::1]
 
-UCB1, IUCB, MIUCB, KLUCB, THOMPSON, EGREEDY = (m.KIND for m in MODULES)
-
-
-def _literal_module(kind):
-    """The policy module for a compile-time constant ``kind`` (its numba type), else None."""
-    if isinstance(kind, types.IntegerLiteral):
-        if not 0 <= kind.literal_value < len(MODULES):
-            raise nb.core.errors.TypingError(f"kind must lie in 0..{len(MODULES) - 1}, got {kind.literal_value}")
-        return MODULES[kind.literal_value]
-    return None
+#: init(params, state, arm_state, valid) -> None
+INIT_SIG = types.none(_F1, _F1, _F2, _B1)
+#: select(params, state, arm_state, stats, valid, t, rng, work) -> arm
+SELECT_SIG = types.int64(_F1, _F1, _F2, _F2, _B1, types.int64, _U1, _F1)
+#: on_record(params, state, arm_state, stats, arm, reward) -> None
+RECORD_SIG = types.none(_F1, _F1, _F2, _F2, types.int64, types.float64)
 
 
-def _inline_if_literal(expr, caller_info, callee_info):
-    """numba inlining rule for the overloads below: inline the direct call of a compile-time kind
-    (so the hot loop is one piece); call the run-time chain (compiled once, not copied into every
-    caller: it holds every policy's code)."""
-    return isinstance(caller_info.typemap[expr.args[0].name], types.IntegerLiteral)
+class Kernel(WrapperAddressProtocol):
+    """A compiled function of a fixed signature, passed to compiled code as a first-class function.
+
+    fn: a numba ``njit`` function (compiled here for ``sig``, or loaded from numba's disk cache).
+    The value is the address of its C wrapper; numba types it as ``FunctionType(sig)``, so a loop
+    taking it is compiled for the signature, not for the function.
+    """
+
+    def __init__(self, fn, sig):
+        fn.compile(sig)
+        self.fn, self.sig = fn, sig
+        self._address = _get_wrapper_address(fn, sig)
+
+    def __wrapper_address__(self) -> int:
+        return self._address
+
+    def signature(self):
+        return self.sig
+
+    def __repr__(self) -> str:
+        return f"Kernel({getattr(self.fn, '__name__', self.fn)!r})"
 
 
-def _init(kind, params, state, arm_state, valid):  # pragma: no cover - compiled only (overload below)
-    raise NotImplementedError
+class PolicyKernels(NamedTuple):
+    """A policy's kernels (module docstring); ``has_init`` / ``has_record`` skip the no-op ones."""
 
-
-def _select(kind, params, state, arm_state, stats, valid, t, rng, work):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_init, prefer_literal=True, inline=_inline_if_literal)
-def _init_impl(kind, params, state, arm_state, valid):
-    module = _literal_module(kind)
-    if module is not None:
-        if not hasattr(module, "init"):
-            return lambda kind, params, state, arm_state, valid: None
-        fn = module.init
-        return lambda kind, params, state, arm_state, valid: fn(params, state, arm_state, valid)
-
-    def chain(kind, params, state, arm_state, valid):
-        if kind == IUCB:
-            improved_ucb.init(params, state, arm_state, valid)
-        elif kind == MIUCB:
-            modified_improved_ucb.init(params, state, arm_state, valid)
-        elif kind == THOMPSON:
-            thompson.init(params, state, arm_state, valid)
-    return chain
-
-
-@overload(_select, prefer_literal=True, inline=_inline_if_literal)
-def _select_impl(kind, params, state, arm_state, stats, valid, t, rng, work):
-    module = _literal_module(kind)
-    if module is not None:
-        fn = module.select
-        return lambda kind, params, state, arm_state, stats, valid, t, rng, work: fn(
-            params, state, arm_state, stats, valid, t, rng, work)
-
-    def chain(kind, params, state, arm_state, stats, valid, t, rng, work):
-        if kind == UCB1:
-            return ucb1.select(params, state, arm_state, stats, valid, t, rng, work)
-        elif kind == IUCB:
-            return improved_ucb.select(params, state, arm_state, stats, valid, t, rng, work)
-        elif kind == MIUCB:
-            return modified_improved_ucb.select(params, state, arm_state, stats, valid, t, rng, work)
-        elif kind == KLUCB:
-            return klucb.select(params, state, arm_state, stats, valid, t, rng, work)
-        elif kind == THOMPSON:
-            return thompson.select(params, state, arm_state, stats, valid, t, rng, work)
-        elif kind == EGREEDY:
-            return egreedy.select(params, state, arm_state, stats, valid, t, rng, work)
-        return -1
-    return chain
+    init: Any
+    select: Any
+    on_record: Any
+    has_init: bool
+    has_record: bool
 
 
 @nb.njit(cache=True, inline="always")
-def init_row(kind, params, state, arm_state, valid):
+def init_row(pk, params, state, arm_state, valid):
     """Initial policy state of one bandit."""
-    _init(kind, params, state, arm_state, valid)
+    if pk.has_init:
+        pk.init(params, state, arm_state, valid)
 
 
 @nb.njit(cache=True, inline="always")
-def select_row(kind, params, state, arm_state, stats, valid, t, rng, work):
-    """Arm index (0..K-1) that the policy pulls next in this bandit."""
-    return _select(kind, params, state, arm_state, stats, valid, t, rng, work)
+def select_row(pk, params, state, arm_state, stats, valid, t, rng, work):
+    """Arm index (0..K-1) that the policy pulls next in this bandit (t: any number, passed as int64)."""
+    return pk.select(params, state, arm_state, stats, valid, np.int64(t), rng, work)
 
 
 @nb.njit(cache=True, inline="always")
-def record_row(kind, params, state, arm_state, stats, arm, reward):
+def record_row(pk, params, state, arm_state, stats, arm, reward):
     """Record a pull of ``arm`` with ``reward``: shared statistics, then the policy's own state."""
     record(stats, arm, reward)
-    if kind == IUCB:
-        improved_ucb.on_record(params, state, arm_state, stats, arm, reward)
-    elif kind == THOMPSON:
-        thompson.on_record(params, state, arm_state, stats, arm, reward)
+    if pk.has_record:
+        pk.on_record(params, state, arm_state, stats, np.int64(arm), np.float64(reward))
 
 
 @nb.njit(cache=True)
-def init_batch(kind, params, state, arm_state, valid):
+def init_batch(pk, params, state, arm_state, valid):
+    """init_row for every bandit of a batch (state (B, S), arm_state (B, A, K), valid (B, K))."""
     for b in range(state.shape[0]):
-        init_row(kind, params, state[b], arm_state[b], valid[b])
+        init_row(pk, params, state[b], arm_state[b], valid[b])
 
 
 @nb.njit(cache=True)
-def select_batch(kind, params, state, arm_state, stats, valid, t, rng, out):
+def select_batch(pk, params, state, arm_state, stats, valid, t, rng, out):
+    """out[b] = select_row(...) of bandit b (stats (B, NSTAT, K), t (B,)); a bad arm raises."""
     work = np.empty(stats.shape[2])
     for b in range(stats.shape[0]):
-        out[b] = select_row(kind, params, state[b], arm_state[b], stats[b], valid[b], t[b], rng, work)
+        arm = select_row(pk, params, state[b], arm_state[b], stats[b], valid[b], t[b], rng, work)
+        if arm < 0 or arm >= stats.shape[2]:
+            raise ValueError("the policy's select kernel returned an arm outside 0..K-1")
+        out[b] = arm
 
 
 @nb.njit(cache=True)
-def record_batch(kind, params, state, arm_state, stats, t, arms, rewards):
+def record_batch(pk, params, state, arm_state, stats, t, arms, rewards):
+    """record_row for every bandit of a batch, and t[b] += 1."""
     for b in range(stats.shape[0]):
-        record_row(kind, params, state[b], arm_state[b], stats[b], arms[b], rewards[b])
+        record_row(pk, params, state[b], arm_state[b], stats[b], arms[b], rewards[b])
         t[b] += 1

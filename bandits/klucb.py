@@ -15,11 +15,11 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_mean_plus_bonus, fmax, gated, pick_max
+from bandits._choice import mean_plus_bonus
 from bandits.policy import Policy
+from bandits.registry import KernelSpec, register_policy
 from bandits.stats import COUNT, MEAN
 
-KIND = 3
 FAMILIES = ("bernoulli", "gaussian")
 TOLERANCE = 1e-9
 
@@ -63,21 +63,23 @@ def exploration_level(t, c):
 
 
 @nb.njit(cache=True, inline="always")
-def select(params, state, arm_state, stats, valid, t, rng, work):
-    """params = [family code (0 Bernoulli, 1 Gaussian), sigma, c]."""
+def prepare(params, state, valid, t):
+    """(family code, log t + c log log t, the Gaussian bonus factor), once per selection."""
     level = exploration_level(t, params[2])
-    if params[0] == 1.0:
-        return argmax_mean_plus_bonus(stats, valid, params[1] * math.sqrt(2.0 * level), 1.0, rng, work)
-    count, mean = stats[COUNT], stats[MEAN]
-    best = -math.inf
-    for i in range(count.shape[0]):
-        n = count[i]
-        s = gated(bernoulli_index(mean[i], level / n) if n > 0.0 and valid[i] else 0.0, n, valid[i])
-        work[i] = s
-        best = fmax(best, s)
-    return pick_max(work, best, rng)
+    return params[0], level, params[1] * math.sqrt(2.0 * level)
 
 
+@nb.njit(cache=True, inline="always")
+def index(stats, i, t, params, state, prepared):
+    """U_i for a tried arm (an index policy, bandits.index); params = [family code (0 Bernoulli,
+    1 Gaussian), sigma, c]."""
+    family, level, k = prepared
+    if family == 1.0:
+        return mean_plus_bonus(stats, i, k, 1.0)
+    return bernoulli_index(stats[MEAN, i], level / stats[COUNT, i])
+
+
+@register_policy
 class KLUCB(Policy):
     """KL-UCB: U_i = max{q : t_i d(w_i, q) <= log t + c log log t}.
 
@@ -92,7 +94,7 @@ class KLUCB(Policy):
     """
 
     name = "klucb"
-    kind = KIND
+    kernel_spec = KernelSpec(index=index, prepare=prepare)
 
     def __init__(self, family: str = "bernoulli", sigma: float = 1.0, c: float = 0.0):
         family = self._check_choice("family", family, FAMILIES)

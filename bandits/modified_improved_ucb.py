@@ -30,11 +30,10 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_mean_plus_bonus, n_valid
+from bandits._choice import mean_plus_bonus, n_valid
 from bandits.improved_ucb import round_size
 from bandits.policy import Policy
-
-KIND = 2
+from bandits.registry import KernelSpec, register_policy
 
 R_CHOICES = ("none", "sqrt(T/t)", "T/t", "sqrt(T)/t", "n/t")
 
@@ -81,8 +80,8 @@ def advance(params, state, valid, t):
 
 
 @nb.njit(cache=True, inline="always")
-def select(params, state, arm_state, stats, valid, t, rng, work):
-    """Arm with the highest U_i (module docstring) after advancing the schedule to t."""
+def prepare(params, state, valid, t):
+    """Advance the schedule to t; returns (k, p) of the bonus k * t_i^(-p/2) (module docstring)."""
     advance(params, state, valid, t)
     horizon, delta, n = state[_T], state[_DELTA], state[_N]
     big_l = math.log(horizon * delta * delta) / (2.0 * n)
@@ -98,9 +97,16 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     else:
         rho, p = n, 1.0
     # bonus_i = sqrt(L rho) * t_i^(-p/2)
-    return argmax_mean_plus_bonus(stats, valid, math.sqrt(big_l * rho), p, rng, work)
+    return math.sqrt(big_l * rho), p
 
 
+@nb.njit(cache=True, inline="always")
+def index(stats, i, t, params, state, bonus):
+    """U_i = w_i + k t_i^(-p/2) with (k, p) = bonus from :func:`prepare` (an index policy, bandits.index)."""
+    return mean_plus_bonus(stats, i, bonus[0], bonus[1])
+
+
+@register_policy
 class ModifiedImprovedUCB(Policy):
     """Modified improved UCB (Liu & Tsuruoka, 2015); episodic it is Mi-UCT's node policy.
 
@@ -118,7 +124,7 @@ class ModifiedImprovedUCB(Policy):
     """
 
     name = "miucb"
-    kind = KIND
+    kernel_spec = KernelSpec(index=index, prepare=prepare, init=init)
     state_width = 7
 
     def __init__(self, r: str = "sqrt(T/t)", episodic: bool = False, horizon: int | None = None):

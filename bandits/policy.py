@@ -1,8 +1,10 @@
 """The arm-selection interface every policy implements, on a batch of B independent K-armed bandits.
 
-A :class:`Policy` is an immutable configuration (name, parameters).  Its compiled kernels live in
-the policy's module and are reached through :mod:`bandits.kernels`, so a testbed (all B bandits per
-play) and a search tree (one node = one bandit per step) run the same code.  Per-bandit data is a
+A :class:`Policy` is an immutable configuration (name, parameters).  Its compiled kernels
+(``policy.kernels``, a :class:`bandits.kernels.PolicyKernels` made from the class's
+``kernel_spec`` by :mod:`bandits.registry`) are passed as values to every compiled loop, so a
+testbed (all B bandits per play) and a search tree (one node = one bandit per step) run the same
+code.  Per-bandit data is a
 :class:`BanditBatch`:
 
     stats      (B, NSTAT, K) float64   per-arm statistics, one row per statistic (:mod:`bandits.stats`)
@@ -67,13 +69,15 @@ class BanditBatch:
 class Policy:
     """Base class: parameters, validation, spec string and the batch entry points.
 
-    Subclasses set ``name`` (the spec name), ``kind`` (the id the compiled dispatcher switches on),
-    ``state_width`` and ``arm_state_width``, and implement ``_pack()`` -> list of float parameters
-    in the order their kernels read them.
+    Subclasses set ``name`` (the spec name), ``kernel_spec`` (a :class:`bandits.KernelSpec`: the
+    compiled functions), ``state_width`` and ``arm_state_width``, implement ``_pack()`` -> list of
+    float parameters in the order their kernels read them, and are registered with
+    :func:`bandits.register_policy` (docs/plugins.md; :func:`bandits.index_policy` and
+    :func:`bandits.stateful_policy` write such a class from the functions alone).
     """
 
     name: ClassVar[str] = ""
-    kind: ClassVar[int] = -1
+    kernel_spec: ClassVar[Any] = None
     state_width: ClassVar[int] = 0
     arm_state_width: ClassVar[int] = 0
 
@@ -88,6 +92,20 @@ class Policy:
     # -- configuration -------------------------------------------------------------------------
     def _pack(self) -> list[float]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    @property
+    def kernels(self):
+        """The compiled kernels (:class:`bandits.kernels.PolicyKernels`), made once per class and process."""
+        from bandits.registry import kernels_for
+
+        return kernels_for(type(self))
+
+    def __reduce__(self):
+        # rebuilt from its spec in another process, after importing what registered the class
+        from bandits.registry import origin_of, rebuild_policy
+
+        module, plugin = origin_of(type(self))
+        return rebuild_policy, (module, plugin, self.spec)
 
     @property
     def spec(self) -> str:
@@ -164,6 +182,7 @@ class Policy:
         """
         from bandits import kernels
 
+        pk = self.kernels
         for name, value in (("n_bandits", n_bandits), ("n_arms", n_arms)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -186,7 +205,7 @@ class Policy:
             state=np.zeros((n_bandits, max(1, self.state_width))),
             arm_state=np.zeros((n_bandits, max(1, self.arm_state_width), n_arms)),
         )
-        kernels.init_batch(self.kind, self.params, batch.state, batch.arm_state, batch.valid)
+        kernels.init_batch(pk, self.params, batch.state, batch.arm_state, batch.valid)
         return batch
 
     def select(self, batch: BanditBatch, rng) -> np.ndarray:
@@ -201,7 +220,7 @@ class Policy:
 
         stream = make_stream(rng)
         out = np.empty(batch.n_bandits, dtype=np.int64)
-        kernels.select_batch(self.kind, self.params, batch.state, batch.arm_state, batch.stats,
+        kernels.select_batch(self.kernels, self.params, batch.state, batch.arm_state, batch.stats,
                              batch.valid, batch.t, stream.state, out)
         return out
 
@@ -224,7 +243,7 @@ class Policy:
         if not np.all(batch.valid[np.arange(b), arms]):
             bad = int(np.flatnonzero(~batch.valid[np.arange(b), arms])[0])
             raise ValueError(f"arms[{bad}] = {int(arms[bad])} is masked out for bandit {bad}")
-        kernels.record_batch(self.kind, self.params, batch.state, batch.arm_state, batch.stats,
+        kernels.record_batch(self.kernels, self.params, batch.state, batch.arm_state, batch.stats,
                              batch.t, arms.astype(np.int64), rewards)
 
     def diagnostics(self, batch: BanditBatch) -> dict[str, np.ndarray]:

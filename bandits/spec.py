@@ -11,30 +11,10 @@ from __future__ import annotations
 
 import inspect
 
-from bandits.egreedy import EpsilonGreedy
-from bandits.improved_ucb import ImprovedUCB
-from bandits.klucb import KLUCB
-from bandits.modified_improved_ucb import ModifiedImprovedUCB
 from bandits.policy import Policy
-from bandits.thompson import ThompsonSampling
-from bandits.ucb1 import UCB1
+from bandits.registry import POLICIES, policy_names
 
 __all__ = ["POLICIES", "make_policy", "parse_bool", "parse_spec", "policy_names"]
-
-#: spec name -> (class, fixed parameters)
-POLICIES: dict[str, tuple[type[Policy], dict]] = {
-    "ucb1": (UCB1, {}),
-    "iucb": (ImprovedUCB, {}),
-    "miucb": (ModifiedImprovedUCB, {}),
-    "klucb": (KLUCB, {}),
-    "thompson": (ThompsonSampling, {}),
-    "egreedy": (EpsilonGreedy, {}),
-    "greedy": (EpsilonGreedy, {"epsilon": 0.0}),
-}
-
-
-def policy_names() -> list[str]:
-    return list(POLICIES)
 
 
 def _split_params(text: str) -> list[str]:
@@ -109,7 +89,9 @@ def _convert(key: str, raw: str, default, spec: str):
 def make_policy(spec: "str | Policy") -> Policy:
     """The policy a spec string names (a Policy is returned unchanged).
 
-    Raises ValueError naming the valid policies or parameters when the spec is wrong.
+    Names are those registered in :data:`bandits.POLICIES` (built-in and user policies alike,
+    :mod:`bandits.registry`).  Raises ValueError naming the valid policies or parameters when the
+    spec is wrong.
     """
     if isinstance(spec, Policy):
         return spec

@@ -18,10 +18,10 @@ import numba as nb
 
 from bandits._choice import argmax_random, gated
 from bandits.policy import Policy
+from bandits.registry import KernelSpec, register_policy
 from bandits.rng import beta, normal
 from bandits.stats import COUNT, SUM
 
-KIND = 4
 PRIORS = ("beta", "gaussian")
 
 
@@ -68,6 +68,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     return argmax_random(work, rng)
 
 
+@register_policy
 class ThompsonSampling(Policy):
     """Thompson sampling with a Beta(1,1) or a N(0,1) prior (module docstring for the posteriors).
 
@@ -79,7 +80,7 @@ class ThompsonSampling(Policy):
     """
 
     name = "thompson"
-    kind = KIND
+    kernel_spec = KernelSpec(select=select, init=init, on_record=on_record)
     arm_state_width = 2
 
     def __init__(self, prior: str = "beta", sigma: float = 1.0):

@@ -11,18 +11,24 @@ import math
 
 import numba as nb
 
-from bandits._choice import argmax_mean_plus_bonus
+from bandits._choice import mean_plus_bonus
 from bandits.policy import Policy
-
-KIND = 0
+from bandits.registry import KernelSpec, register_policy
 
 
 @nb.njit(cache=True, inline="always")
-def select(params, state, arm_state, stats, valid, t, rng, work):
-    """Arm maximising w_i + c sqrt(ln t / t_i); params = [c]."""
-    return argmax_mean_plus_bonus(stats, valid, params[0] * math.sqrt(math.log(max(t, 1))), 1.0, rng, work)
+def prepare(params, state, valid, t):
+    """k = c sqrt(ln t), once per selection; params = [c]."""
+    return params[0] * math.sqrt(math.log(max(t, 1)))
 
 
+@nb.njit(cache=True, inline="always")
+def index(stats, i, t, params, state, k):
+    """U_i = w_i + k / sqrt(t_i) with k from :func:`prepare` (an index policy, bandits.index)."""
+    return mean_plus_bonus(stats, i, k, 1.0)
+
+
+@register_policy
 class UCB1(Policy):
     """UCB1: ``U_i = w_i + c * sqrt(ln t / t_i)``, untried arms first.
 
@@ -33,7 +39,7 @@ class UCB1(Policy):
     """
 
     name = "ucb1"
-    kind = KIND
+    kernel_spec = KernelSpec(index=index, prepare=prepare)
 
     def __init__(self, c: float = math.sqrt(2.0)):
         super().__init__(c=self._check_float("c", c, low=0.0))

@@ -31,14 +31,16 @@ import numba as nb
 import numpy as np
 
 from bandits import Policy, make_policy, new_stats
-from bandits.kernels import init_row, record_row, select_row
+from bandits.static import static_init, static_record, static_select
 from bandits.policy import BanditBatch
+from bandits.compiling import track
+from bandits.registry import policy_key
 from bandits.rng import counter_key, stream_state
 from bandits.stats import COUNT
 from testbeds.results import METRICS, TestbedResult
 from testbeds.testbed import Testbed, draw_reward
 
-__all__ = ["run_testbed", "CHUNK_TASKS", "MAX_TRACE"]
+__all__ = ["run_testbed", "chunk_runner", "compile_runner", "CHUNK_TASKS", "MAX_TRACE"]
 
 #: Default number of tasks per chunk (the unit of work of a worker process; fixes the summation order).
 CHUNK_TASKS = 50
@@ -50,19 +52,18 @@ _R, _R2, _P, _P2, _O, _X, _X2 = range(7)
 NACC = 8  # one spare column keeps a play's row at 64 bytes (one cache line)
 
 
-@nb.njit(cache=True)
-def _play_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed, reward_sd,
+@nb.njit(cache=True, inline="always")
+def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd,
                 seed, task0, horizon, acc, trace_arms, trace_rewards):
     """Run one policy on tasks task0 .. task0 + C - 1 for ``horizon`` plays each; add into ``acc``.
 
-    kind: the policy's kind as a compile-time constant (numba.literally), so this loop is compiled
-    once per policy with only that policy's kernels in it (bandits.kernels); reach it through
-    :func:`chunk_runner`.  state (C, S), arm_state (C, A, K), stats (C, NSTAT, K): fresh policy
-    state and statistics.  means (C, K): arm means of these tasks.  acc (horizon, NACC): per-play
-    sums over tasks (added to).  trace_arms / trace_rewards: (C, horizon) arrays to record every
-    play, or (0, 0) for none.
+    key, params: the policy's key (bandits.static: its kernels are compiled into this loop, which
+    is compiled once per policy and cached on disk; reach it through :func:`chunk_runner`) and
+    Policy.params.  state (C, S),
+    arm_state (C, A, K), stats (C, NSTAT, K): fresh policy state and statistics.  means (C, K):
+    arm means of these tasks.  acc (horizon, NACC): per-play sums over tasks (added to).
+    trace_arms / trace_rewards: (C, horizon) arrays to record every play, or (0, 0) for none.
     """
-    nb.literally(kind)
     n_tasks, n_arms = means.shape
     valid = np.ones(n_arms, dtype=np.bool_)
     work = np.empty(n_arms)
@@ -78,15 +79,15 @@ def _play_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed
             keys[a] = counter_key(env_seed, task, a)
         rng = stream_state(seed, task, 1)
         st, s_row, a_row = stats[c], state[c], arm_state[c]
-        init_row(kind, params, s_row, a_row, valid)
+        static_init(key, params, s_row, a_row, valid)
         cum_r = 0.0
         cum_p = 0.0
         for h in range(horizon):
-            arm = select_row(kind, params, s_row, a_row, st, valid, h, rng, work)
+            arm = static_select(key, params, s_row, a_row, st, valid, h, rng, work)
             if arm < 0 or arm >= n_arms:
                 raise ValueError("the policy kernel returned no valid arm")
             x = draw_reward(env_code, keys[arm], np.int64(st[COUNT, arm]), mu[arm], reward_sd)
-            record_row(kind, params, s_row, a_row, st, arm, x)
+            static_record(key, params, s_row, a_row, st, arm, x)
             gap = best - mu[arm]
             cum_r += best - x
             cum_p += gap
@@ -103,43 +104,58 @@ def _play_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed
                 trace_rewards[c, h] = x
 
 
-def _make_chunk_runner(kind: int):
-    @nb.njit(cache=True)  # cached on disk per kind (numba keys closures by their constants)
+def _fresh(policy: Policy, n: int, k: int):
+    """Zeroed policy state (n, S), per-arm state (n, A, K) and statistics (n, NSTAT, K)."""
+    return (np.zeros((n, max(1, policy.state_width))), np.zeros((n, max(1, policy.arm_state_width), k)),
+            new_stats(n, k))
+
+
+def _make_chunk_runner(key: str, cache: bool):
+    # cached on disk per policy key (numba keys closures by their constants); numpy's error model,
+    # which index policies are compiled with (bandits.index: a division by zero gives inf or nan)
+    @nb.njit(cache=cache, error_model="numpy")
     def run_chunk(params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed, task0,
                   horizon, acc, trace_arms, trace_rewards):
-        _play_chunk(kind, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed,
+        _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed,
                     task0, horizon, acc, trace_arms, trace_rewards)
-    return run_chunk
+    return track(run_chunk) if cache else run_chunk
 
 
-_CHUNK_RUNNERS: dict[int, Any] = {}
+_CHUNK_RUNNERS: dict[str, Any] = {}
 
 
-def chunk_runner(kind: int):
-    """The compiled chunk loop for policy ``kind`` (:func:`_play_chunk` with kind fixed), made once.
+def chunk_runner(policy: Policy):
+    """The compiled chunk loop of ``policy``'s class (:func:`_play_chunk` with its key), made once."""
+    key, python = policy_key(type(policy))
+    if key not in _CHUNK_RUNNERS:
+        _CHUNK_RUNNERS[key] = _make_chunk_runner(key, cache=not python)
+    return _CHUNK_RUNNERS[key]
 
-    Each policy's loop compiles (a few seconds, then cached on disk) the first time it is used.
-    """
-    if kind not in _CHUNK_RUNNERS:
-        _CHUNK_RUNNERS[kind] = _make_chunk_runner(int(kind))
-    return _CHUNK_RUNNERS[kind]
+
+def compile_runner(policy: Policy, n_arms: int) -> None:
+    """Compile (or load from the disk cache) the policy's testbed loop, saying so if it takes a while."""
+    from bandits.compiling import notice
+
+    runner = chunk_runner(policy)
+    state, arm_state, stats = _fresh(policy, 0, n_arms)
+    with notice(f"the testbed loop for policy {policy.name!r}"):
+        runner(policy.params, state, arm_state, stats, np.zeros((0, n_arms)), 0, 0, 1.0, 0, 0, 1,
+                    np.zeros((1, NACC)), np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0)))
 
 
 def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, reward_sd: float,
                seed: int, task0: int, horizon: int, trace: bool):
     """One unit of work (runs in a worker process): accumulator, summed diagnostics, trace."""
     n, k = means.shape
-    state = np.zeros((n, max(1, policy.state_width)))
-    arm_state = np.zeros((n, max(1, policy.arm_state_width), k))
-    stats = new_stats(n, k)
+    state, arm_state, stats = _fresh(policy, n, k)
     acc = np.zeros((horizon, NACC))
     if trace:
         t_arms = np.zeros((n, horizon), dtype=np.int64)
         t_rewards = np.zeros((n, horizon))
     else:
         t_arms, t_rewards = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))
-    chunk_runner(policy.kind)(policy.params, state, arm_state, stats, means, env_code, env_seed,
-                              reward_sd, seed, task0, horizon, acc, t_arms, t_rewards)
+    chunk_runner(policy)(policy.params, state, arm_state, stats, means, env_code, env_seed,
+                         reward_sd, seed, task0, horizon, acc, t_arms, t_rewards)
     batch = BanditBatch(stats=stats, valid=np.ones((n, k), dtype=np.bool_),
                         t=np.full(n, horizon, dtype=np.int64), state=state, arm_state=arm_state)
     diagnostics = {key: float(np.sum(value)) for key, value in policy.diagnostics(batch).items()}
@@ -255,7 +271,7 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
 
     def job_args(p, start):
         stop = min(start + chunk_tasks, n)
-        return (bound[p], np.ascontiguousarray(testbed.means[start:stop]), testbed.env_code, testbed.seed,
+        return (bound[p], np.array(testbed.means[start:stop]), testbed.env_code, testbed.seed,  # (a writable copy)
                 testbed.reward_sd, seed, start, horizon, trace)
 
     curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
@@ -278,6 +294,9 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         if absorbed[p] == len(starts):  # policy done: its curves, and free its sums
             for name, values in _finish(totals.pop(p), n).items():
                 curves[name][p] = values
+
+    for policy in bound:  # compile (or load) before the progress bar and the worker processes start
+        compile_runner(policy, testbed.n_arms)
 
     from tqdm import tqdm
 

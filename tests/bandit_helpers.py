@@ -26,15 +26,15 @@ def select_once(policy, pulls, t, seed=0, valid=None):
     valid = np.ones(k, dtype=np.bool_) if valid is None else valid
     state = np.zeros(max(1, policy.state_width))
     arm_state = np.zeros((max(1, policy.arm_state_width), k))
-    kernels.init_row(policy.kind, policy.params, state, arm_state, valid)
+    kernels.init_row(policy.kernels, policy.params, state, arm_state, valid)
     if isinstance(pulls, np.ndarray):
         stats = pulls
     else:
         stats = new_stats(k)
         for arm, rewards in enumerate(pulls):
             for r in rewards:
-                kernels.record_row(policy.kind, policy.params, state, arm_state, stats, arm, float(r))
+                kernels.record_row(policy.kernels, policy.params, state, arm_state, stats, arm, float(r))
     work = np.full(k, np.nan)
-    arm = kernels.select_row(policy.kind, policy.params, state, arm_state, stats, valid, t,
+    arm = kernels.select_row(policy.kernels, policy.params, state, arm_state, stats, valid, t,
                              Stream(seed).state, work)
     return arm, work

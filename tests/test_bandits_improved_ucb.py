@@ -127,11 +127,11 @@ def test_when_every_survivor_is_masked_the_valid_arms_are_played():
     policy = ImprovedUCB(horizon=1000)
     state, arm_state, stats = np.zeros(policy.state_width), np.zeros((3, 2)), new_stats(2)
     both = np.ones(2, dtype=np.bool_)
-    kernels.init_row(policy.kind, policy.params, state, arm_state, both)
+    kernels.init_row(policy.kernels, policy.params, state, arm_state, both)
     rng, work = Stream(0).state, np.empty(2)
     for t in range(29):
-        arm = kernels.select_row(policy.kind, policy.params, state, arm_state, stats, both, t, rng, work)
-        kernels.record_row(policy.kind, policy.params, state, arm_state, stats, arm, float(arm == 0))
+        arm = kernels.select_row(policy.kernels, policy.params, state, arm_state, stats, both, t, rng, work)
+        kernels.record_row(policy.kernels, policy.params, state, arm_state, stats, arm, float(arm == 0))
     assert arm_state[2, :].tolist() == [1.0, 0.0]  # arm 1 eliminated at the 29th selection
     only_1 = np.array([False, True])
-    assert kernels.select_row(policy.kind, policy.params, state, arm_state, stats, only_1, 29, rng, work) == 1
+    assert kernels.select_row(policy.kernels, policy.params, state, arm_state, stats, only_1, 29, rng, work) == 1

@@ -14,7 +14,7 @@ def _root_with_children(n, policy, mover_root=1):
     tree = Tree(64, policy.state_width, policy.arm_state_width)
     tree.init_root(mover_root)
     valid = np.ones(8, np.bool_)
-    expand(tree.arrays, 0, np.arange(n, dtype=np.int64), n, 1 - mover_root, policy.kind, policy.params, valid)
+    expand(tree.arrays, 0, np.arange(n, dtype=np.int64), n, 1 - mover_root, policy.kernels, policy.params, valid)
     return tree, valid
 
 
@@ -32,12 +32,12 @@ def test_hand_traced_ucb1_step_of_seed_000():
         record(tree.stats, 0, 0.5)  # the root's own visit count N = 10
     work = np.empty(8)
     rng = Stream(0).state
-    assert select_child(tree.arrays, 0, policy.kind, policy.params, valid, rng, work, False) == f + 2
+    assert select_child(tree.arrays, 0, policy.kernels, policy.params, valid, rng, work, False) == f + 2
     # C loses again through a backup (0 of 2, N = 11): A 0.667 + sqrt(2 ln 11 / 6) = 1.561,
     # B 0.333 + sqrt(2 ln 11 / 3) = 1.597, C 0 + sqrt(2 ln 11 / 2) = 1.549  -> B.
-    backup(tree.arrays, f + 2, 0.0, policy.kind, policy.params, False)
+    backup(tree.arrays, f + 2, 0.0, policy.kernels, policy.params, False)
     assert tree.stats[COUNT, 0] == 11 and tree.stats[COUNT, f + 2] == 2
-    assert select_child(tree.arrays, 0, policy.kind, policy.params, valid, rng, work, False) == f + 1
+    assert select_child(tree.arrays, 0, policy.kernels, policy.params, valid, rng, work, False) == f + 1
 
 
 def test_backup_flips_the_value_at_each_level():
@@ -46,9 +46,9 @@ def test_backup_flips_the_value_at_each_level():
     policy = UCB1()
     tree, valid = _root_with_children(2, policy)
     c = tree.first[0]
-    expand(tree.arrays, c, np.arange(2, dtype=np.int64), 2, 1, policy.kind, policy.params, valid)
+    expand(tree.arrays, c, np.arange(2, dtype=np.int64), 2, 1, policy.kernels, policy.params, valid)
     g = tree.first[c]
-    backup(tree.arrays, g, 1.0, policy.kind, policy.params, False)
+    backup(tree.arrays, g, 1.0, policy.kernels, policy.params, False)
     assert tree.stats[SUM, g] == 1.0 and tree.stats[SUM, c] == 0.0 and tree.stats[SUM, 0] == 1.0
     assert tree.stats[COUNT, g] == tree.stats[COUNT, c] == tree.stats[COUNT, 0] == 1
 
@@ -59,15 +59,15 @@ def test_solver_proves_win_as_soon_as_one_child_wins_and_loss_when_all_lose():
     f = tree.first[0]
     # child 0 is a terminal loss for its mover: not enough to prove the root
     mark_terminal(tree.arrays, f, 0.0)
-    backup(tree.arrays, f, 0.0, policy.kind, policy.params, True)
+    backup(tree.arrays, f, 0.0, policy.kernels, policy.params, True)
     assert tree.proven[0] == -1.0
     # selection now avoids the proven loss
     rng, work = Stream(1).state, np.empty(8)
     for _ in range(20):
-        assert select_child(tree.arrays, 0, policy.kind, policy.params, valid, rng, work, True) != f
+        assert select_child(tree.arrays, 0, policy.kernels, policy.params, valid, rng, work, True) != f
     # child 1 is a terminal win for player 0: the root (mover 1) is proven lost for its mover
     mark_terminal(tree.arrays, f + 1, 1.0)
-    backup(tree.arrays, f + 1, 1.0, policy.kind, policy.params, True)
+    backup(tree.arrays, f + 1, 1.0, policy.kernels, policy.params, True)
     assert tree.proven[0] == 0.0
 
 
@@ -76,10 +76,10 @@ def test_solver_proves_draw_only_when_every_child_is_proven():
     tree, valid = _root_with_children(2, policy)
     f = tree.first[0]
     mark_terminal(tree.arrays, f, 0.5)
-    backup(tree.arrays, f, 0.5, policy.kind, policy.params, True)
+    backup(tree.arrays, f, 0.5, policy.kernels, policy.params, True)
     assert tree.proven[0] == -1.0
     mark_terminal(tree.arrays, f + 1, 0.0)
-    backup(tree.arrays, f + 1, 0.0, policy.kind, policy.params, True)
+    backup(tree.arrays, f + 1, 0.0, policy.kernels, policy.params, True)
     assert tree.proven[0] == 0.5  # best of (draw, loss) for player 0 is a draw; 1 - 0.5 for mover 1
 
 
@@ -87,9 +87,9 @@ def test_extract_subtree_keeps_statistics_and_contiguous_children():
     policy = UCB1()
     tree, valid = _root_with_children(3, policy)
     f = tree.first[0]
-    expand(tree.arrays, f + 1, np.array([7, 8], np.int64), 2, 1, policy.kind, policy.params, valid)
+    expand(tree.arrays, f + 1, np.array([7, 8], np.int64), 2, 1, policy.kernels, policy.params, valid)
     g = tree.first[f + 1]
-    backup(tree.arrays, g + 1, 1.0, policy.kind, policy.params, False)
+    backup(tree.arrays, g + 1, 1.0, policy.kernels, policy.params, False)
     new = Tree(64, 1, 1)
     assert extract_subtree(tree.arrays, f + 1, new.arrays) == 3
     assert new.parent[0] == -1 and new.first[0] == 1 and new.nchild[0] == 2

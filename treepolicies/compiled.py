@@ -1,18 +1,22 @@
-"""The whole MCTS loop compiled for one compiled game: generated once per :class:`GameKernels`.
+"""The whole MCTS loop compiled for one compiled game, cached on disk: one loop per game, any policy.
 
-``make_loop(kernels)`` returns an njit function that closes over the game's kernels and calls the
-tree kernels of :mod:`treepolicies.tree` (selection, expansion, backup: the same functions the
-Python-driven path calls), so one iteration never leaves compiled code::
+``make_loop(kernels)`` returns the njit search loop of a game's :class:`GameKernels`.  The game's
+kernels are compiled into it (direct calls: a playout or a move costs what it costs in the game's
+own module), while the node policy arrives as an argument, its :class:`bandits.kernels.PolicyKernels`
+(first-class function values).  So the loop of each game is compiled once per machine and cached
+on disk, and a new policy compiles only its own kernels.  It calls the tree kernels of
+:mod:`treepolicies.tree` (selection, expansion, backup: the same functions the Python-driven path
+calls), so one iteration never leaves compiled code::
 
-    run(tree, path, root_state, kind, params, valid, rng, work, moves, n_iter, solver, early)
+    run(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early)
         -> (iterations done, status)
 
-    tree        Tree.arrays            path  (C,) int64   scratch for the moves of one descent
+    tree        TreeArrays (Tree.arrays; tree.path is the scratch for the moves of one descent)
     root_state  the game's state array (not modified)
-    kind, params                       the node policy (bandits.Policy.kind / .params)
+    pk, params  the node policy (Policy.kernels, Policy.params)
     valid (M,) bool all True, work (M,) float64, moves (M,) int64   with M = game.max_moves
     rng   (4,) uint64                  the search's stream, advanced in place
-    n_iter                             iterations to run at most
+    n_iter                             iterations to run at most (0 compiles and returns)
     solver                             MCTS-Solver proofs (treepolicies.tree)
     early                              iterations left in the whole budget at the start of this call,
                                        for the early stop of a robust final move; -1: no early stop
@@ -20,68 +24,168 @@ Python-driven path calls), so one iteration never leaves compiled code::
 Status codes: RUNNING (n_iter done), FULL (the tree has no room to expand; the iteration was not
 counted), EARLY (the leading root move cannot be overtaken), PROVEN (the root is proven).
 
+How the cache works: the loop is a closure over a text key naming the game's kernels (their
+qualified names and a hash of their source), and the calls resolve that key at compile time
+(numba overloads); numba caches a closure under its code and the values it closes over, so the
+key, unlike the kernels themselves, is the same in every process.  Editing a kernel's source
+changes the key (a fresh compilation); editing a helper a kernel calls is not noticed (numba's
+own rule for functions compiled into others: README, Development).
+
 To make a new compiled game searchable, give it a GameKernels tuple (treepolicies.games); nothing
 here changes.
 """
 from __future__ import annotations
 
+import hashlib
+import inspect
+
 import numba as nb
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 
+from bandits.compiling import notice, track
 from treepolicies.tree import FULL, backup, descend, expand, leader_is_safe, mark_terminal, select_child, should_expand
 
-__all__ = ["make_loop", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN"]
+__all__ = ["make_loop", "game_key", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN"]
 
 RUNNING, FULL_STATUS, EARLY, PROVEN = 0, 1, 2, 3
 
+#: key -> GameKernels
+_GAMES: dict = {}
 _LOOPS: dict = {}
 
 
+def game_key(kernels) -> str:
+    """A text naming a GameKernels tuple: the kernels' qualified names and a hash of their source."""
+    h = hashlib.sha256()
+    names = []
+    for fn in kernels:
+        py = getattr(fn, "py_func", fn)
+        names.append(f"{py.__module__}.{py.__qualname__}")
+        try:
+            h.update(inspect.getsource(py).encode())
+        except (OSError, TypeError):
+            h.update(py.__code__.co_code)
+    return "|".join(names) + "#" + h.hexdigest()[:16]
+
+
+def _kernel(key, name):
+    if not isinstance(key, types.StringLiteral):
+        raise nb.core.errors.TypingError(f"the game key must be a compile-time string, got {key}")
+    return getattr(_GAMES[key.literal_value], name)
+
+
+def _legal(key, state, out):  # pragma: no cover - compiled only (overloads below)
+    raise NotImplementedError
+
+
+def _play(key, state, move):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _to_move(key, state):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _terminal(key, state):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _result(key, state, player):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _playout(key, state, rng):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_legal, prefer_literal=True)
+def _legal_impl(key, state, out):
+    fn = _kernel(key, "legal")
+    return lambda key, state, out: fn(state, out)
+
+
+@overload(_play, prefer_literal=True)
+def _play_impl(key, state, move):
+    fn = _kernel(key, "play")
+    return lambda key, state, move: fn(state, move)
+
+
+@overload(_to_move, prefer_literal=True)
+def _to_move_impl(key, state):
+    fn = _kernel(key, "to_move")
+    return lambda key, state: fn(state)
+
+
+@overload(_terminal, prefer_literal=True)
+def _terminal_impl(key, state):
+    fn = _kernel(key, "terminal")
+    return lambda key, state: fn(state)
+
+
+@overload(_result, prefer_literal=True)
+def _result_impl(key, state, player):
+    fn = _kernel(key, "result")
+    return lambda key, state, player: fn(state, player)
+
+
+@overload(_playout, prefer_literal=True)
+def _playout_impl(key, state, rng):
+    fn = _kernel(key, "playout")
+    return lambda key, state, rng: fn(state, rng)
+
+
 def make_loop(kernels):
-    """The compiled search loop for a game's kernels (built once per kernels tuple, then reused)."""
+    """The compiled search loop for a game's kernels (made once per process, cached on disk)."""
     loop = _LOOPS.get(kernels)
     if loop is None:
-        loop = _build(kernels)
+        key = game_key(kernels)
+        _GAMES[key] = kernels
+        loop = track(_build(key))
         _LOOPS[kernels] = loop
     return loop
 
 
-def _build(kernels):
-    legal, play, to_move, terminal, result, playout = kernels
+def compile_loop(loop, game_name: str, *args) -> None:
+    """Compile (or load from the cache) ``loop`` for these arguments, saying so if it takes a while."""
+    with notice(f"the search loop for {game_name}"):
+        loop(*args)
 
-    # Not cached on disk: numba keys a cached closure on its captured dispatchers, which differ in
-    # every process, so each process compiles this loop once (about 2-3 s) per game.
-    @nb.njit(cache=False)
-    def run(tree, path, root_state, kind, params, valid, rng, work, moves, n_iter, solver, early):
-        move = tree[1]
-        mover = tree[4]
-        proven = tree[5]
+
+def _build(key):
+    @nb.njit(cache=True)
+    def run(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
+        move = tree.move
+        mover = tree.mover
+        proven = tree.proven
+        path = tree.path
         s = np.empty_like(root_state)
         done = 0
         while done < n_iter:
             if solver and proven[0] >= 0.0:
                 return done, PROVEN
-            node, depth = descend(tree, kind, params, valid, rng, work, solver, path)
+            node, depth = descend(tree, pk, params, valid, rng, work, solver, path)
             s[:] = root_state
             for i in range(depth):
-                play(s, path[i])
+                _play(key, s, path[i])
             if solver and proven[node] >= 0.0:
                 value = proven[node]
             else:
-                if not terminal(s) and should_expand(tree, node):
-                    n = legal(s, moves)
-                    if expand(tree, node, moves, n, to_move(s), kind, params, valid) == FULL:
+                if not _terminal(key, s) and should_expand(tree, node):
+                    n = _legal(key, s, moves)
+                    if expand(tree, node, moves, n, _to_move(key, s), pk, params, valid) == FULL:
                         return done, FULL_STATUS
-                    node = select_child(tree, node, kind, params, valid, rng, work, solver)
-                    play(s, move[node])
-                if terminal(s):
-                    value = result(s, mover[node])
+                    node = select_child(tree, node, pk, params, valid, rng, work, solver)
+                    _play(key, s, move[node])
+                if _terminal(key, s):
+                    value = _result(key, s, mover[node])
                     if solver:
                         mark_terminal(tree, node, value)
                 else:
-                    playout(s, rng)
-                    value = result(s, mover[node])
-            backup(tree, node, value, kind, params, solver)
+                    _playout(key, s, rng)
+                    value = _result(key, s, mover[node])
+            backup(tree, node, value, pk, params, solver)
             done += 1
             if early >= 0 and leader_is_safe(tree, early - done):
                 return done, EARLY

@@ -13,6 +13,10 @@ Two drivers run these same kernels: a compiled game (one with ``kernels``) runs 
 compiled (:mod:`treepolicies.compiled`); any other game object with the seeds' interface (copy,
 legal_moves, play, terminal, reward(player), to_move) is driven from Python.
 
+Clocks: everything that may compile (the policy's kernels, the game's search loop, the tree
+kernels) is compiled, or loaded from numba's disk cache, *before* the clock starts, so a
+``seconds`` budget is spent searching; ``elapsed`` counts the search alone.
+
 Stopping: after ``iterations``, after ``seconds`` of wall-clock time, when the root is proven
 (solver), or, for the robust final move, as soon as the most visited root move leads the second by
 more than the iterations left.  Final move: ``"robust"`` = most visits (ties: higher mean), ``"max"``
@@ -30,7 +34,7 @@ import numpy as np
 from bandits import Policy, make_policy
 from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
-from treepolicies.compiled import EARLY, FULL_STATUS, PROVEN, make_loop
+from treepolicies.compiled import EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtree, leader_is_safe, mark_terminal, select_child, should_expand
 
 __all__ = ["search", "SearchResult", "reroot", "DEFAULT_NODE_CAP", "FINALS"]
@@ -155,8 +159,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         tree.policy_spec, tree.compiled, tree.root_key = policy.spec, compiled, key
         tree.root_state = game.state.copy() if has_kernels else None
         tree.kernels = game.kernels if has_kernels else None
-        tree.codes, tree.objects = {}, []  # Python driver: move object <-> code
 
+    _compile_first(game, tree, policy, compiled, solver)  # before the clock starts
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
@@ -168,6 +172,39 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     return _result(tree, policy, done, elapsed, reason, final, solver)
 
 
+def _compile_first(game, tree, policy, compiled, solver) -> None:
+    """Compile (or load from the disk cache) everything the search will run, outside its clock."""
+    pk = policy.kernels
+    rng = np.zeros(4, np.uint64)  # a scratch stream: the search's own is not advanced
+    rng[0] = 1
+    if compiled:
+        m = max(1, int(game.max_moves))
+        compile_loop(make_loop(game.kernels), getattr(game, "name", type(game).__name__), tree.arrays,
+                     game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
+                     np.empty(m, np.int64), 0, bool(solver), -1)
+        return
+    if (pk, bool(solver)) in _PYTHON_DRIVER_READY:
+        return
+    from bandits.compiling import notice
+
+    with notice("the tree kernels"):
+        scratch = Tree(4, policy.state_width, policy.arm_state_width)
+        scratch.init_root(0)
+        a = scratch.arrays
+        valid, work = np.ones(16, np.bool_), np.empty(16)
+        should_expand(a, 0)
+        expand(a, 0, np.arange(2, dtype=np.int64), 2, 1, pk, policy.params, valid)
+        node, _ = descend(a, pk, policy.params, valid, rng, work, bool(solver), a.path)
+        select_child(a, 0, pk, policy.params, valid, rng, work, bool(solver))
+        mark_terminal(a, node, 0.5)
+        backup(a, node, 0.5, pk, policy.params, bool(solver))
+        leader_is_safe(a, 1)
+    _PYTHON_DRIVER_READY.add((pk, bool(solver)))
+
+
+_PYTHON_DRIVER_READY: set = set()
+
+
 def _grow(tree, node_cap) -> bool:
     if tree.capacity >= node_cap:
         return False
@@ -177,6 +214,7 @@ def _grow(tree, node_cap) -> bool:
 
 def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap):
     loop = make_loop(game.kernels)
+    pk = policy.kernels
     m = max(1, int(game.max_moves))
     valid = np.ones(m, np.bool_)
     work = np.empty(m)
@@ -193,8 +231,8 @@ def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, earl
             return done, "seconds"
         t0 = time.perf_counter()
         left = iterations - done if early else -1
-        n, status = loop(tree.arrays, tree.path, root_state, policy.kind, policy.params, valid, stream.state,
-                         work, moves, chunk, solver, left)
+        n, status = loop(tree.arrays, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
+                         bool(solver), left)
         done += n
         if status == FULL_STATUS:
             if not _grow(tree, node_cap):
@@ -235,7 +273,8 @@ def _playout(game, rng) -> None:
 
 def _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap):
     """The Python-driven loop: the same steps as treepolicies.compiled, with game method calls."""
-    kind, params, rng = policy.kind, policy.params, stream.state
+    pk, params, rng = policy.kernels, policy.params, stream.state
+    solver = bool(solver)
     m = 16
     valid, work = np.ones(m, np.bool_), np.empty(m)
     done = 0
@@ -245,7 +284,7 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
         arrays = tree.arrays
         if solver and tree.proven[0] >= 0.0:
             return done, "proven"
-        node, depth = descend(arrays, kind, params, valid, rng, work, solver, tree.path)
+        node, depth = descend(arrays, pk, params, valid, rng, work, solver, tree.path)
         g = game.copy()
         for i in range(depth):
             g.play(tree.objects[tree.path[i]])
@@ -260,11 +299,11 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
                     m = 2 * len(legal)
                     valid, work = np.ones(m, np.bool_), np.empty(m)
                 codes = np.array([_code(tree, mv) for mv in legal], np.int64)
-                if expand(arrays, node, codes, len(codes), int(g.to_move), kind, params, valid) == FULL:
+                if expand(arrays, node, codes, len(codes), int(g.to_move), pk, params, valid) == FULL:
                     if _grow(tree, node_cap):
                         continue
                     return done, "node_cap"
-                node = select_child(arrays, node, kind, params, valid, rng, work, solver)
+                node = select_child(arrays, node, pk, params, valid, rng, work, solver)
                 g.play(tree.objects[tree.move[node]])
             if g.terminal():
                 value = _reward(g, int(tree.mover[node]))
@@ -273,7 +312,7 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
             else:
                 _playout(g, stream)
                 value = _reward(g, int(tree.mover[node]))
-        backup(arrays, node, value, kind, params, solver)
+        backup(arrays, node, value, pk, params, solver)
         done += 1
         if early and leader_is_safe(arrays, iterations - done):
             return done, "early"

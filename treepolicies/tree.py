@@ -1,7 +1,8 @@
 """The search tree as arrays, and the compiled kernels that select, expand and back up on it.
 
-The tree is a struct of arrays (as in DeepMind's mctx), passed to compiled code as one tuple
-``Tree.arrays``.  Node 0 is the root.  With ``C`` the capacity (nodes), ``S = max(1, state_width)``
+The tree is a struct of arrays (as in DeepMind's mctx), passed to compiled code as one named
+record, :class:`TreeArrays` (``Tree.arrays``; compiled code reads its fields by name).  Node 0 is
+the root.  With ``C`` the capacity (nodes), ``S = max(1, state_width)``
 and ``A = max(1, arm_state_width)`` of the node policy:
 
     parent  (C,) int32      parent node (-1 for the root)
@@ -14,9 +15,11 @@ and ``A = max(1, arm_state_width)`` of the node policy:
     pstate  (C, S) float64  node policy state of the node as a bandit (over its children)
     astate  (A, C) float64  per-arm policy state of the node as an arm of its parent
     meta    (2,) int64      meta[0] = nodes in use
+    path    (C,) int64      scratch: the moves taken by one descent (a depth never exceeds the
+                            node count)
 
-plus ``path (C,) int64``, the scratch buffer of moves taken by one descent (a depth never exceeds
-the node count).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
+The node policy is passed to every kernel as its :class:`bandits.kernels.PolicyKernels` ``pk`` and
+its ``params`` (first-class function values: these kernels are compiled once, for every policy).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
 = 77 + 8 (S + A) bytes with NSTAT = 5: 93 B for UCB1, KL-UCB and epsilon-greedy (S = A = 1),
 101 B for Thompson sampling (A = 2), 141 B for modified improved UCB (S = 7), 157 B for improved
 UCB (S = 7, A = 3).
@@ -45,13 +48,15 @@ from __future__ import annotations
 
 import math
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from bandits.kernels import init_row, record_row, select_row
 from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record
 
-__all__ = ["Tree", "descend", "select_child", "expand", "backup", "mark_terminal", "should_expand",
+__all__ = ["Tree", "TreeArrays", "descend", "select_child", "expand", "backup", "mark_terminal", "should_expand",
            "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK"]
 
 OK, FULL = 0, 1
@@ -63,6 +68,40 @@ def bytes_per_node(state_width: int, arm_state_width: int) -> int:
     return 77 + 8 * (max(1, state_width) + max(1, arm_state_width))
 
 
+class TreeArrays(NamedTuple):
+    """The node arrays of one tree, as compiled code receives them (module docstring for the layout).
+
+    New per-node data (an enhancement's statistics, priors, position keys) is a new field here,
+    allocated by :class:`Tree` and copied by :meth:`Tree.grow` and :func:`extract_subtree`
+    (docs/contracts.md, "Room for what comes next").
+    """
+
+    parent: np.ndarray
+    move: np.ndarray
+    first: np.ndarray
+    nchild: np.ndarray
+    mover: np.ndarray
+    proven: np.ndarray
+    stats: np.ndarray
+    pstate: np.ndarray
+    astate: np.ndarray
+    meta: np.ndarray
+    path: np.ndarray
+
+
+#: TreeArrays fields whose nodes run along the last axis (field-major); the others along the first
+_NODES_LAST = ("stats", "astate")
+
+
+def _allocate(capacity: int, s: int, a: int) -> TreeArrays:
+    return TreeArrays(
+        parent=np.empty(capacity, np.int32), move=np.empty(capacity, np.int64),
+        first=np.empty(capacity, np.int32), nchild=np.empty(capacity, np.int32),
+        mover=np.empty(capacity, np.int8), proven=np.empty(capacity, np.float64),
+        stats=np.empty((NSTAT, capacity), np.float64), pstate=np.empty((capacity, s), np.float64),
+        astate=np.empty((a, capacity), np.float64), meta=np.zeros(2, np.int64), path=np.empty(capacity, np.int64))
+
+
 class Tree:
     """Array storage for one search tree (see the module docstring for the layout).
 
@@ -72,59 +111,66 @@ class Tree:
         Nodes allocated now (grown by :meth:`grow` up to the search's node cap).
     state_width, arm_state_width : int
         The node policy's widths (``Policy.state_width``, ``Policy.arm_state_width``).
+
+    Attributes besides the arrays (``tree.parent`` ... ``tree.path`` read ``tree.arrays``), set by
+    the search that builds the tree:
+
+    policy_spec   spec of the node policy the tree was built with (a reused tree must match)
+    compiled      True when built by the compiled driver (move codes are the game's own)
+    root_key      bytes naming the root position (compiled games), or None
+    root_state    compiled games: the root position's state array (to re-root), else None
+    kernels       compiled games: their GameKernels, else None
+    codes, objects  Python driver: move object -> code and code -> move object
     """
 
     def __init__(self, capacity: int, state_width: int, arm_state_width: int):
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
-        s, a = max(1, state_width), max(1, arm_state_width)
-        self.parent = np.empty(capacity, np.int32)
-        self.move = np.empty(capacity, np.int64)
-        self.first = np.empty(capacity, np.int32)
-        self.nchild = np.empty(capacity, np.int32)
-        self.mover = np.empty(capacity, np.int8)
-        self.proven = np.empty(capacity, np.float64)
-        self.stats = np.empty((NSTAT, capacity), np.float64)
-        self.pstate = np.empty((capacity, s), np.float64)
-        self.astate = np.empty((a, capacity), np.float64)
-        self.path = np.empty(capacity, np.int64)
-        self.meta = np.zeros(2, np.int64)
-        self.root_key = None  # set by the search: what position the root is (for tree reuse)
-        self.root_state = None  # compiled games: the root position (to derive a re-rooted key)
+        self.arrays = _allocate(capacity, max(1, state_width), max(1, arm_state_width))
+        self.policy_spec: str | None = None
+        self.compiled: bool = False
+        self.root_key: bytes | None = None
+        self.root_state: np.ndarray | None = None
         self.kernels = None
+        self.codes: dict = {}
+        self.objects: list = []
+
+    def __getattr__(self, name):
+        # tree.parent, tree.stats, ... : the fields of tree.arrays
+        if name in TreeArrays._fields:
+            return getattr(self.__dict__["arrays"], name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     @property
     def capacity(self) -> int:
-        return self.parent.shape[0]
+        return self.arrays.parent.shape[0]
 
     @property
     def size(self) -> int:
         """Nodes in use."""
-        return int(self.meta[0])
-
-    @property
-    def arrays(self):
-        return (self.parent, self.move, self.first, self.nchild, self.mover, self.proven,
-                self.stats, self.pstate, self.astate, self.meta)
+        return int(self.arrays.meta[0])
 
     def init_root(self, mover: int) -> None:
         """Make the tree a single unvisited root whose ``mover`` is the player not to move."""
         init_nodes(self.arrays, 0, 1, -1, mover)
-        self.meta[0] = 1
+        self.arrays.meta[0] = 1
 
     def grow(self, capacity: int) -> None:
         """Enlarge to ``capacity`` nodes, keeping the nodes in use."""
         n = self.size
-        for name in ("parent", "move", "first", "nchild", "mover", "proven", "pstate", "path"):
-            old = getattr(self, name)
-            new = np.empty((capacity,) + old.shape[1:], old.dtype)
-            new[:n] = old[:n]
-            setattr(self, name, new)
-        for name in ("stats", "astate"):  # field-major: nodes along the last axis
-            old = getattr(self, name)
-            new = np.empty((old.shape[0], capacity), old.dtype)
-            new[:, :n] = old[:, :n]
-            setattr(self, name, new)
+        fields = {}
+        for name, old in zip(TreeArrays._fields, self.arrays):
+            if name == "meta":
+                fields[name] = old
+            elif name in _NODES_LAST:
+                new = np.empty((old.shape[0], capacity), old.dtype)
+                new[:, :n] = old[:, :n]
+                fields[name] = new
+            else:
+                new = np.empty((capacity,) + old.shape[1:], old.dtype)
+                new[:n] = old[:n]
+                fields[name] = new
+        self.arrays = TreeArrays(**fields)
 
     def root_children(self):
         """(moves, visits, means) of the root's children; means seen by the player to move at the root."""
@@ -138,7 +184,9 @@ class Tree:
 @nb.njit(cache=True)
 def init_nodes(tree, start, n, parent_node, mover_value):
     """Fresh rows start .. start+n-1: zero statistics (ISQRT = inf), unexpanded, unproven."""
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     for c in range(start, start + n):
         parent[c] = parent_node
         move[c] = -1
@@ -158,17 +206,21 @@ def init_nodes(tree, start, n, parent_node, mover_value):
 @nb.njit(cache=True)
 def should_expand(tree, node):
     """True when an unexpanded node is to be expanded now: the root, or a node already visited."""
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     return first[node] < 0 and (parent[node] < 0 or stats[COUNT, node] > 0.0)
 
 
 @nb.njit(cache=True)
-def expand(tree, node, moves, n, child_mover, kind, params, valid):
+def expand(tree, node, moves, n, child_mover, pk, params, valid):
     """Create the ``n`` children of ``node`` (moves[:n]) and initialise its policy state.
 
     Returns FULL (nothing changed) when the tree has no room for n more nodes, else OK.
     """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     f = meta[0]
     if f + n > parent.shape[0]:
         return FULL
@@ -178,18 +230,20 @@ def expand(tree, node, moves, n, child_mover, kind, params, valid):
     first[node] = f
     nchild[node] = n
     meta[0] = f + n
-    init_row(kind, params, pstate[node], astate[:, f:f + n], valid[:n])
+    init_row(pk, params, pstate[node], astate[:, f:f + n], valid[:n])
     return OK
 
 
 @nb.njit(cache=True)
-def select_child(tree, node, kind, params, valid, rng, work, solver):
+def select_child(tree, node, pk, params, valid, rng, work, solver):
     """The child the node policy picks: select_row on the children rows (module docstring).
 
     With ``solver``, proven children are masked out (``valid`` is then used as scratch); if all are
     (the node is then proven itself and not normally descended into), the first child is returned.
     """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     f = first[node]
     n = nchild[node]
     if solver:
@@ -202,7 +256,7 @@ def select_child(tree, node, kind, params, valid, rng, work, solver):
             for j in range(n):
                 valid[j] = True
             return f
-    arm = select_row(kind, params, pstate[node], astate[:, f:f + n], stats[:, f:f + n], valid[:n],
+    arm = select_row(pk, params, pstate[node], astate[:, f:f + n], stats[:, f:f + n], valid[:n],
                      stats[COUNT, node], rng, work[:n])
     if solver:
         for j in range(n):
@@ -211,16 +265,18 @@ def select_child(tree, node, kind, params, valid, rng, work, solver):
 
 
 @nb.njit(cache=True)
-def descend(tree, kind, params, valid, rng, work, solver, path):
+def descend(tree, pk, params, valid, rng, work, solver, path):
     """Selection from the root down to the first unexpanded (or, with solver, proven) node.
 
     Writes the moves taken to path[:depth] and returns (node, depth).
     """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     node = 0
     depth = 0
     while first[node] >= 0 and not (solver and proven[node] >= 0.0):
-        node = select_child(tree, node, kind, params, valid, rng, work, solver)
+        node = select_child(tree, node, pk, params, valid, rng, work, solver)
         path[depth] = move[node]
         depth += 1
     return node, depth
@@ -229,13 +285,15 @@ def descend(tree, kind, params, valid, rng, work, solver, path):
 @nb.njit(cache=True)
 def mark_terminal(tree, node, value):
     """Record that ``node`` is terminal with result ``value`` for its mover (a proof)."""
-    tree[5][node] = value
+    tree.proven[node] = value
 
 
 @nb.njit(cache=True)
 def _try_prove(tree, node):
     """Prove ``node`` from its children's proofs if possible; True if it is (now) proven."""
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     f = first[node]
     n = nchild[node]
     if f < 0:
@@ -256,14 +314,16 @@ def _try_prove(tree, node):
 
 
 @nb.njit(cache=True)
-def backup(tree, leaf, value, kind, params, solver):
+def backup(tree, leaf, value, pk, params, solver):
     """Back up ``value`` (the result for ``mover[leaf]``) from ``leaf`` to the root.
 
     At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]; the
     value flips (v -> 1 - v) when the mover changes.  The root's own count is recorded too, so
     every node's visit count is stats[COUNT, node].  With ``solver``, proofs propagate upwards.
     """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     node = leaf
     v = value
     proving = solver and proven[leaf] >= 0.0
@@ -271,7 +331,7 @@ def backup(tree, leaf, value, kind, params, solver):
         p = parent[node]
         f = first[p]
         n = nchild[p]
-        record_row(kind, params, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
+        record_row(pk, params, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
         if mover[p] != mover[node]:
             v = 1.0 - v
         if proving and proven[p] < 0.0:
@@ -286,7 +346,9 @@ def leader_is_safe(tree, remaining):
 
     Most visits minus second-most visits > remaining (ties are never safe).
     """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = tree
+    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
+        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
+        tree.astate, tree.meta)
     f = first[0]
     n = nchild[0]
     if f < 0 or n < 2:
@@ -309,8 +371,10 @@ def extract_subtree(src, new_root, dst):
 
     Returns the number of nodes copied, or -1 if ``dst`` is too small.  Children stay contiguous.
     """
-    sp, sm, sf, sn, smv, spr, sst, sps, sas, smeta = src
-    dp, dm, df, dn, dmv, dpr, dst_, dps, das, dmeta = dst
+    sp, sm, sf, sn, smv, spr, sst, sps, sas = (src.parent, src.move, src.first, src.nchild, src.mover,
+                                               src.proven, src.stats, src.pstate, src.astate)
+    dp, dm, df, dn, dmv, dpr, dst_, dps, das, dmeta = (dst.parent, dst.move, dst.first, dst.nchild, dst.mover,
+                                                       dst.proven, dst.stats, dst.pstate, dst.astate, dst.meta)
     cap = dp.shape[0]
     if cap < 1:
         return -1

@@ -1,0 +1,164 @@
+"""Index policies: one small function of an arm's statistics; the library does the rest.
+
+An *index policy* gives every arm a number and pulls the arm with the largest one.  The policy
+supplies only the number, ``index(stats, i, t, params, state) -> float`` for a tried arm i::
+
+    stats   (NSTAT, K) float64   per-arm statistics (bandits.stats): stats[MEAN, i] = w_i,
+                                 stats[COUNT, i] = t_i >= 1, stats[SUMSQ, i], stats[SUM, i],
+                                 stats[ISQRT, i] = 1 / sqrt(t_i)
+    t       int64 >= 1           pulls of the bandit so far (a tree node: its visit count)
+    params  (P,) float64         the policy's parameters
+    state   (S,) float64         the policy's per-bandit state (read here; see ``prepare``)
+
+and, optionally, ``prepare(params, state, valid, t)``, called once per selection before the
+indices (a schedule that moves with t, e.g. modified improved UCB's Delta), and ``init``.  What
+``prepare`` returns (a number or a tuple of numbers, worked out once per selection) is passed to
+an index function that takes a sixth parameter: ``index(stats, i, t, params, state, prepared)``.  The
+library supplies the rule every index policy shares, written once in :func:`index_select`:
+
+    score_i = +inf            for an untried valid arm (untried arms first),
+              -inf            for an invalid arm (masked out), or where the index is NaN,
+              index(...)      otherwise;
+    pull argmax_i score_i, exact ties broken uniformly at random (bandits._choice.pick_max).
+
+The selection loop is generated per index function (a closure over a text key naming it, so that
+numba caches it on disk under that key) with the index call compiled into it, so the loop over
+the arms runs as fast as if written by hand for that policy (one SIMD pass where the index allows).
+"""
+from __future__ import annotations
+
+import inspect
+
+import numba as nb
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from bandits._choice import fmax, pick_max
+from bandits.compiling import track
+from bandits.stats import COUNT
+
+__all__ = ["index_select", "make_select", "make_inline_select"]
+
+#: key -> (mode, index, prepare): mode "numba" (njit functions) or "python" (plain functions,
+#: called through numba's object mode); prepare may be None.
+_FUNCTIONS: dict[str, tuple] = {}
+
+
+def _index_call(key, stats, i, t, params, state, prepared):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+def _prepare_call(key, params, state, valid, t):  # pragma: no cover - compiled only (overload below)
+    raise NotImplementedError
+
+
+def _entry(key):
+    if not isinstance(key, types.StringLiteral):
+        raise nb.core.errors.TypingError(f"the index key must be a compile-time string, got {key}")
+    return _FUNCTIONS[key.literal_value]
+
+
+def takes_prepared(fn) -> bool:
+    """True when an index function has a sixth parameter (what ``prepare`` returned)."""
+    return len(inspect.signature(getattr(fn, "py_func", fn)).parameters) >= 6
+
+
+@overload(_index_call, prefer_literal=True, inline="always")
+def _index_call_impl(key, stats, i, t, params, state, prepared):
+    mode, fn, _ = _entry(key)
+    six = takes_prepared(fn)
+    if mode == "numba":
+        if six:
+            return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state, prepared)
+        return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state)
+
+    if six:
+        def through_python6(key, stats, i, t, params, state, prepared):
+            if stats[COUNT, i] == 0.0:  # (not called for untried arms: Python would raise on 1/0)
+                return np.inf
+            with nb.objmode(value="float64"):
+                value = float(fn(stats, int(i), int(t), params, state, prepared))
+            return value
+        return through_python6
+
+    def through_python(key, stats, i, t, params, state, prepared):
+        if stats[COUNT, i] == 0.0:
+            return np.inf
+        with nb.objmode(value="float64"):
+            value = float(fn(stats, int(i), int(t), params, state))
+        return value
+    return through_python
+
+
+@overload(_prepare_call, prefer_literal=True, inline="always")
+def _prepare_call_impl(key, params, state, valid, t):
+    mode, _, fn = _entry(key)
+    if fn is None:
+        return lambda key, params, state, valid, t: None
+    if mode == "numba":
+        return lambda key, params, state, valid, t: fn(params, state, valid, t)
+
+    def through_python(key, params, state, valid, t):
+        with nb.objmode(out="float64"):
+            out = fn(params, state, valid, int(t))
+            out = 0.0 if out is None else float(out)
+        return out
+    return through_python
+
+
+@nb.njit(cache=True, inline="always")
+def index_select(key, params, state, arm_state, stats, valid, t, rng, work):
+    """The arm maximising the index of ``key``'s policy (module docstring); scores left in ``work``."""
+    prepared = _prepare_call(key, params, state, valid, t)
+    count = stats[COUNT]
+    best = -np.inf
+    for i in range(count.shape[0]):
+        # every arm's index is computed (branch-free, so the loop compiles to SIMD code), then the
+        # untried and the masked ones are overridden
+        s = _index_call(key, stats, i, t, params, state, prepared)
+        s = s if s == s else -np.inf  # NaN
+        s = np.inf if count[i] == 0.0 else s
+        s = s if valid[i] else -np.inf
+        work[i] = s
+        best = fmax(best, s)
+    if best == -np.inf:  # every valid arm scored -inf (or NaN): a uniform choice among them
+        for i in range(count.shape[0]):
+            work[i] = 0.0 if valid[i] else -np.inf
+        best = 0.0
+    return pick_max(work, best, rng)
+
+
+def make_select(key: str, index, prepare=None, python: bool = False):
+    """The select kernel (bandits.kernels.SELECT_SIG) of the index policy ``key``.
+
+    index, prepare: Python functions, compiled here into the kernel (``python=False``; numba's
+    "numpy" error model, so a division by zero gives inf or nan instead of raising; the kernel is
+    cached on disk under ``key``), or run as plain Python through numba's object mode
+    (``python=True``; not cached).
+    """
+    if not python:
+        index = nb.njit(inline="always", error_model="numpy")(index)
+        if prepare is not None:
+            prepare = nb.njit(inline="always", error_model="numpy")(prepare)
+    _FUNCTIONS[key] = ("python" if python else "numba", index, prepare)
+
+    if python:
+        @nb.njit(cache=False)
+        def select_python(params, state, arm_state, stats, valid, t, rng, work):
+            return index_select(key, params, state, arm_state, stats, valid, t, rng, work)
+        return select_python
+
+    @nb.njit(cache=True, error_model="numpy")
+    def select(params, state, arm_state, stats, valid, t, rng, work):
+        return index_select(key, params, state, arm_state, stats, valid, t, rng, work)
+    return track(select)
+
+
+def make_inline_select(key: str):
+    """The same selection as :func:`make_select` (call that first) as an ``inline="always"``
+    function, for loops that compile the policy into themselves (:mod:`bandits.static`)."""
+    @nb.njit(inline="always")
+    def select_inline(params, state, arm_state, stats, valid, t, rng, work):
+        return index_select(key, params, state, arm_state, stats, valid, t, rng, work)
+    return select_inline
