@@ -21,7 +21,7 @@ def documented_names() -> list[str]:
     for path in DOCS:
         for match in MENTION.finditer(path.read_text(encoding="utf-8")):
             name = match.group(1)
-            if name.endswith((".py", ".md")):  # a file name such as testbeds.tables.py would be
+            if name.endswith((".py", ".md")):  # a file name, not an attribute
                 continue
             names.add(name)
     return sorted(names)
