@@ -37,6 +37,7 @@ from bandits.compiling import track
 from bandits.registry import policy_key
 from bandits.rng import counter_key, stream_state
 from bandits.stats import COUNT
+from testbeds._spawn import run_here_instead
 from testbeds.results import METRICS, TestbedResult
 from testbeds.testbed import Testbed, draw_reward
 
@@ -302,7 +303,7 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
 
     with tqdm(total=len(bound) * n * horizon, disable=not progress, unit="task-play", unit_scale=True,
               desc="testbed", smoothing=0.1) as bar:
-        if executor is None and workers == 1:
+        if executor is None and (workers == 1 or run_here_instead("run_testbed", workers)):
             for p, start in jobs:
                 absorb(p, _chunk_job(*job_args(p, start)))
                 bar.update(min(chunk_tasks, n - start) * horizon)
