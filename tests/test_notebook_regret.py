@@ -14,16 +14,18 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "regret_curves.ipynb"
 
 
-def test_notebook_runs_at_a_tiny_size():
+@pytest.mark.parametrize("cwd, workers", [(ROOT, 1), (ROOT / "notebooks", 2)], ids=["from-root", "from-notebooks"])
+def test_notebook_runs_at_a_tiny_size(cwd, workers):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].source.lstrip().startswith("# Parameters")
-    # keep the notebook's POLICIES; pin the testbed and shrink the run
-    code[0].source += "\nENV = 'gaussian'\nARMS = 60\nSEED = 0\nTASKS = 4\nHORIZON = 60\nWORKERS = 1\n"
+    # keep the notebook's POLICIES; pin the testbed and shrink the run (workers=2: spawned from a kernel)
+    code[0].source += f"\nENV = 'gaussian'\nARMS = 60\nSEED = 0\nTASKS = 4\nHORIZON = 60\nWORKERS = {workers}\n"
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT)}}).execute()
+                            resources={"metadata": {"path": str(cwd)}}).execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
+    assert not [o for o in outputs if "running in this process" in o.get("text", "")]  # a kernel can spawn
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) == 2  # regret and % optimal action
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
