@@ -40,8 +40,7 @@ from bandits.stats import COUNT
 
 __all__ = ["index_select", "make_select", "make_inline_select"]
 
-#: key -> (mode, index, prepare): mode "numba" (njit functions) or "python" (plain functions,
-#: called through numba's object mode); prepare may be None.
+#: key -> ("numba", index, prepare) of njit functions (prepare may be None)
 _FUNCTIONS: dict[str, tuple] = {}
 
 
@@ -66,45 +65,36 @@ def takes_prepared(fn) -> bool:
 
 @overload(_index_call, prefer_literal=True, inline="always")
 def _index_call_impl(key, stats, i, t, params, state, prepared):
-    mode, fn, _ = _entry(key)
-    six = takes_prepared(fn)
-    if mode == "numba":
-        if six:
-            return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state, prepared)
-        return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state)
-
-    if six:
-        def through_python6(key, stats, i, t, params, state, prepared):
-            if stats[COUNT, i] == 0.0:  # (not called for untried arms: Python would raise on 1/0)
-                return np.inf
-            with nb.objmode(value="float64"):
-                value = float(fn(stats, int(i), int(t), params, state, prepared))
-            return value
-        return through_python6
-
-    def through_python(key, stats, i, t, params, state, prepared):
-        if stats[COUNT, i] == 0.0:
-            return np.inf
-        with nb.objmode(value="float64"):
-            value = float(fn(stats, int(i), int(t), params, state))
-        return value
-    return through_python
+    _, fn, _ = _entry(key)
+    if takes_prepared(fn):
+        return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state, prepared)
+    return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state)
 
 
 @overload(_prepare_call, prefer_literal=True, inline="always")
 def _prepare_call_impl(key, params, state, valid, t):
-    mode, _, fn = _entry(key)
+    _, _, fn = _entry(key)
     if fn is None:
         return lambda key, params, state, valid, t: None
-    if mode == "numba":
-        return lambda key, params, state, valid, t: fn(params, state, valid, t)
+    return lambda key, params, state, valid, t: fn(params, state, valid, t)
 
-    def through_python(key, params, state, valid, t):
-        with nb.objmode(out="float64"):
-            out = fn(params, state, valid, int(t))
-            out = 0.0 if out is None else float(out)
-        return out
-    return through_python
+
+@nb.njit(cache=True, inline="always")
+def _gate(s, count, valid):
+    """The shared rule on one arm's index s: NaN -> -inf, untried -> +inf, masked -> -inf."""
+    s = s if s == s else -np.inf
+    s = np.inf if count == 0.0 else s
+    return s if valid else -np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def _pick(valid, work, best, rng):
+    """The arm of the largest gated score (ties at random); uniform among valid arms if all are -inf."""
+    if best == -np.inf:
+        for i in range(work.shape[0]):
+            work[i] = 0.0 if valid[i] else -np.inf
+        best = 0.0
+    return pick_max(work, best, rng)
 
 
 @nb.njit(cache=True, inline="always")
@@ -116,17 +106,33 @@ def index_select(key, params, state, arm_state, stats, valid, t, rng, work):
     for i in range(count.shape[0]):
         # every arm's index is computed (branch-free, so the loop compiles to SIMD code), then the
         # untried and the masked ones are overridden
-        s = _index_call(key, stats, i, t, params, state, prepared)
-        s = s if s == s else -np.inf  # NaN
-        s = np.inf if count[i] == 0.0 else s
-        s = s if valid[i] else -np.inf
+        s = _gate(_index_call(key, stats, i, t, params, state, prepared), count[i], valid[i])
         work[i] = s
         best = fmax(best, s)
-    if best == -np.inf:  # every valid arm scored -inf (or NaN): a uniform choice among them
-        for i in range(count.shape[0]):
-            work[i] = 0.0 if valid[i] else -np.inf
-        best = 0.0
-    return pick_max(work, best, rng)
+    return _pick(valid, work, best, rng)
+
+
+@nb.njit(cache=True)
+def _gate_scores(stats, valid, work, rng):
+    """_gate and _pick over raw indices already in ``work`` (the plain-Python path)."""
+    count = stats[COUNT]
+    best = -np.inf
+    for i in range(count.shape[0]):
+        s = _gate(work[i], count[i], valid[i])
+        work[i] = s
+        best = fmax(best, s)
+    return _pick(valid, work, best, rng)
+
+
+def _python_scores(index, prepare, params, state, stats, valid, t, work):
+    """Raw indices of the tried arms into ``work`` by plain Python calls (untried: +inf, not called)."""
+    prepared = prepare(params, state, valid, t) if prepare is not None else None
+    six = takes_prepared(index)
+    for i in range(work.shape[0]):
+        if stats[COUNT, i] == 0.0 or not valid[i]:
+            work[i] = np.inf
+        else:
+            work[i] = index(stats, i, t, params, state, prepared) if six else index(stats, i, t, params, state)
 
 
 def make_select(key: str, index, prepare=None, python: bool = False):
@@ -137,17 +143,18 @@ def make_select(key: str, index, prepare=None, python: bool = False):
     cached on disk under ``key``), or run as plain Python through numba's object mode
     (``python=True``; not cached).
     """
-    if not python:
-        index = nb.njit(inline="always", error_model="numpy")(index)
-        if prepare is not None:
-            prepare = nb.njit(inline="always", error_model="numpy")(prepare)
-    _FUNCTIONS[key] = ("python" if python else "numba", index, prepare)
-
     if python:
         @nb.njit(cache=False)
         def select_python(params, state, arm_state, stats, valid, t, rng, work):
-            return index_select(key, params, state, arm_state, stats, valid, t, rng, work)
+            with nb.objmode():
+                _python_scores(index, prepare, params, state, stats, valid, int(t), work)
+            return _gate_scores(stats, valid, work, rng)
         return select_python
+
+    index = nb.njit(inline="always", error_model="numpy")(index)
+    if prepare is not None:
+        prepare = nb.njit(inline="always", error_model="numpy")(prepare)
+    _FUNCTIONS[key] = ("numba", index, prepare)
 
     @nb.njit(cache=True, error_model="numpy")
     def select(params, state, arm_state, stats, valid, t, rng, work):

@@ -42,7 +42,7 @@ __all__ = ["INIT_SIG", "SELECT_SIG", "RECORD_SIG", "Kernel", "PolicyKernels", "i
            "record_row", "init_batch", "select_batch", "record_batch"]
 
 _F1 = types.float64[::1]
-_F2 = types.float64[:, ::1]
+_F2 = types.float64[:, :]
 _B1 = types.boolean[::1]
 _U1 = types.uint64[::1]
 

@@ -335,7 +335,7 @@ def _build(cls, python: bool) -> tuple[PolicyKernels, str]:
     if k.index is not None:
         prepare = None if k.prepare is None else _python_function(k.prepare)
         select_fn = index_mod.make_select(key, _python_function(k.index), prepare, python)
-        select_static = index_mod.make_inline_select(key)
+        select_static = select_fn if python else index_mod.make_inline_select(key)
     elif python:
         select_fn = select_static = _python_kernel(_python_function(k.select), "select")
     else:

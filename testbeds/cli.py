@@ -4,6 +4,10 @@ Each sub-command lives in its own module under :mod:`testbeds.commands`; a modul
 ``register(subparsers)``, which adds its parser and sets ``func`` to the function that runs it
 (``func(args) -> int`` exit status). This file only wires them together.
 
+Every sub-command takes ``--plugin FILE.py`` (repeatable): a file of policy registrations, loaded
+before the command runs, so its policies work in ``--policy``, ``--a``/``--b``, ``--mi``/``--uct``
+and ``--player`` specs (:func:`bandits.load_plugin`; worker processes load it again by its path).
+
 Errors a user can cause (bad arguments, a results database made with another configuration, ...)
 are raised as ``ValueError`` (or ``FileExistsError``/``FileNotFoundError``) and printed as one line
 ``banditree <command>: error: ...`` with exit status 2, never as a traceback.
@@ -36,7 +40,25 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    for command in sub.choices.values():
+        command.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                             help="a Python file that registers policies (bandits.index_policy, "
+                                  "bandits.stateful_policy, bandits.register_policy) or games; repeatable. "
+                                  "Its names then work in every spec (docs/plugins.md)")
     return parser
+
+
+def load_plugins(paths) -> None:
+    """Import each plugin file (bandits.load_plugin); ValueError naming --plugin when one fails."""
+    from bandits.registry import load_plugin
+
+    for path in paths:
+        try:
+            load_plugin(path)
+        except ValueError as exc:
+            raise ValueError(f"--plugin: {exc}") from None
+        except Exception as exc:  # the plugin's own code failed: say where, in one line
+            raise ValueError(f"--plugin {path}: the file raised {type(exc).__name__}: {exc}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        load_plugins(getattr(args, "plugin", []))
         return int(args.func(args) or 0)
     except (ValueError, FileExistsError, FileNotFoundError) as exc:
         print(f"banditree {args.command}: error: {exc}", file=sys.stderr)

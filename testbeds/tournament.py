@@ -100,6 +100,7 @@ class Task:
     run_id: int
     config: dict
     index: int
+    plugins: tuple = ()  # plugin files (bandits.load_plugin) the players' policies come from
 
 
 # -- playing one game (runs in a worker process) -------------------------------------------------
@@ -109,8 +110,11 @@ def play_task(task: Task) -> tuple[int, GameRow]:
     Fresh game and players for every game, so the result depends on nothing but the task.
     """
     import treepolicies
+    from bandits.registry import load_plugin
     from treepolicies.games import make_game
 
+    for path in task.plugins:
+        load_plugin(path)
     cfg = MatchConfig.from_dict(task.config)
     i = task.index
     seed = int(treepolicies.game_seed(cfg.seed, i))
@@ -200,7 +204,10 @@ def plan_tasks(store: ResultStore, runs: Iterable[tuple[int, dict]], n_games: in
         raise ValueError(f"games must be >= 0, got {n_games}")
     runs = list(runs)
     done = {rid: store.finished_indices(rid) for rid, _ in runs}
-    return [Task(rid, cfg, i) for i in range(n_games) for rid, cfg in runs if i not in done[rid]]
+    from bandits.registry import plugin_paths
+
+    plugins = tuple(plugin_paths())
+    return [Task(rid, cfg, i, plugins) for i in range(n_games) for rid, cfg in runs if i not in done[rid]]
 
 
 def run_tasks(store: ResultStore, tasks: list[Task], *, workers: int = 1, scheduler: str | None = None,

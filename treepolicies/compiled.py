@@ -22,7 +22,8 @@ calls), so one iteration never leaves compiled code::
                                        for the early stop of a robust final move; -1: no early stop
 
 Status codes: RUNNING (n_iter done), FULL (the tree has no room to expand; the iteration was not
-counted), EARLY (the leading root move cannot be overtaken), PROVEN (the root is proven).
+counted), EARLY (the leading root move cannot be overtaken), PROVEN (the root is proven), BAD_ARM
+(the policy's select kernel returned an arm outside 0..K-1; the search reports it as an error).
 
 How the cache works: the loop is a closure over a text key naming the game's kernels (their
 qualified names and a hash of their source), and the calls resolve that key at compile time
@@ -47,9 +48,9 @@ from numba.extending import overload
 from bandits.compiling import notice, track
 from treepolicies.tree import FULL, backup, descend, expand, leader_is_safe, mark_terminal, select_child, should_expand
 
-__all__ = ["make_loop", "game_key", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN"]
+__all__ = ["make_loop", "game_key", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN", "BAD_ARM"]
 
-RUNNING, FULL_STATUS, EARLY, PROVEN = 0, 1, 2, 3
+RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM = 0, 1, 2, 3, 4
 
 #: key -> GameKernels
 _GAMES: dict = {}
@@ -166,6 +167,8 @@ def _build(key):
             if solver and proven[0] >= 0.0:
                 return done, PROVEN
             node, depth = descend(tree, pk, params, valid, rng, work, solver, path)
+            if node < 0:
+                return done, BAD_ARM
             s[:] = root_state
             for i in range(depth):
                 _play(key, s, path[i])
@@ -177,6 +180,8 @@ def _build(key):
                     if expand(tree, node, moves, n, _to_move(key, s), pk, params, valid) == FULL:
                         return done, FULL_STATUS
                     node = select_child(tree, node, pk, params, valid, rng, work, solver)
+                    if node < 0:
+                        return done, BAD_ARM
                     _play(key, s, move[node])
                 if _terminal(key, s):
                     value = _result(key, s, mover[node])

@@ -34,7 +34,7 @@ import numpy as np
 from bandits import Policy, make_policy
 from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
-from treepolicies.compiled import EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
+from treepolicies.compiled import BAD_ARM, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtree, leader_is_safe, mark_terminal, select_child, should_expand
 
 __all__ = ["search", "SearchResult", "reroot", "DEFAULT_NODE_CAP", "FINALS"]
@@ -234,6 +234,8 @@ def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, earl
         n, status = loop(tree.arrays, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
                          bool(solver), left)
         done += n
+        if status == BAD_ARM:
+            _bad_arm(policy)
         if status == FULL_STATUS:
             if not _grow(tree, node_cap):
                 return done, "node_cap"
@@ -241,6 +243,11 @@ def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, earl
             return done, _STOP[status]
         elif deadline is not None and time.perf_counter() - t0 < 0.005:
             chunk *= 2  # aim at chunks of about 5 ms or more between clock checks
+
+
+def _bad_arm(policy):
+    raise ValueError(f"node policy {policy.spec!r}: its select kernel returned an arm outside 0..K-1 "
+                     "(a kernel must return the index of a valid arm)")
 
 
 def _code(tree, move) -> int:
@@ -285,6 +292,8 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
         if solver and tree.proven[0] >= 0.0:
             return done, "proven"
         node, depth = descend(arrays, pk, params, valid, rng, work, solver, tree.path)
+        if node < 0:
+            _bad_arm(policy)
         g = game.copy()
         for i in range(depth):
             g.play(tree.objects[tree.path[i]])
@@ -304,6 +313,8 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
                         continue
                     return done, "node_cap"
                 node = select_child(arrays, node, pk, params, valid, rng, work, solver)
+                if node < 0:
+                    _bad_arm(policy)
                 g.play(tree.objects[tree.move[node]])
             if g.terminal():
                 value = _reward(g, int(tree.mover[node]))

@@ -57,9 +57,10 @@ from bandits.kernels import init_row, record_row, select_row
 from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record
 
 __all__ = ["Tree", "TreeArrays", "descend", "select_child", "expand", "backup", "mark_terminal", "should_expand",
-           "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK"]
+           "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK", "NO_CHILD"]
 
 OK, FULL = 0, 1
+NO_CHILD = -1
 UNKNOWN = -1.0
 
 
@@ -240,6 +241,7 @@ def select_child(tree, node, pk, params, valid, rng, work, solver):
 
     With ``solver``, proven children are masked out (``valid`` is then used as scratch); if all are
     (the node is then proven itself and not normally descended into), the first child is returned.
+    Returns NO_CHILD (-1) when the policy's select kernel returns an arm outside 0..n-1.
     """
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
         tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
@@ -258,6 +260,8 @@ def select_child(tree, node, pk, params, valid, rng, work, solver):
             return f
     arm = select_row(pk, params, pstate[node], astate[:, f:f + n], stats[:, f:f + n], valid[:n],
                      stats[COUNT, node], rng, work[:n])
+    if arm < 0 or arm >= n:  # a broken policy kernel: callers stop and report it (never a wrong node)
+        return NO_CHILD
     if solver:
         for j in range(n):
             valid[j] = True
@@ -268,7 +272,8 @@ def select_child(tree, node, pk, params, valid, rng, work, solver):
 def descend(tree, pk, params, valid, rng, work, solver, path):
     """Selection from the root down to the first unexpanded (or, with solver, proven) node.
 
-    Writes the moves taken to path[:depth] and returns (node, depth).
+    Writes the moves taken to path[:depth] and returns (node, depth); node is NO_CHILD when the
+    policy's select kernel failed (select_child).
     """
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
         tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
@@ -276,7 +281,10 @@ def descend(tree, pk, params, valid, rng, work, solver, path):
     node = 0
     depth = 0
     while first[node] >= 0 and not (solver and proven[node] >= 0.0):
-        node = select_child(tree, node, pk, params, valid, rng, work, solver)
+        child = select_child(tree, node, pk, params, valid, rng, work, solver)
+        if child == NO_CHILD:
+            return NO_CHILD, depth
+        node = child
         path[depth] = move[node]
         depth += 1
     return node, depth
