@@ -64,19 +64,20 @@ def exploration_level(t, c):
 
 @nb.njit(cache=True, inline="always")
 def prepare(params, state, valid, t):
-    """(family code, log t + c log log t, the Gaussian bonus factor), once per selection."""
-    level = exploration_level(t, params[2])
-    return params[0], level, params[1] * math.sqrt(2.0 * level)
+    """log t + c log log t, once per selection; params = [family code, sigma, c]."""
+    return exploration_level(t, params[2])
 
 
 @nb.njit(cache=True, inline="always")
-def index(stats, i, t, params, state, prepared):
-    """U_i for a tried arm (an index policy, bandits.index); params = [family code (0 Bernoulli,
-    1 Gaussian), sigma, c]."""
-    family, level, k = prepared
-    if family == 1.0:
-        return mean_plus_bonus(stats, i, k, 1.0)
+def bernoulli(stats, i, t, params, state, level):
+    """U_i = max{q in [w_i, 1] : t_i d(w_i, q) <= level} (an index policy, bandits.index)."""
     return bernoulli_index(stats[MEAN, i], level / stats[COUNT, i])
+
+
+@nb.njit(cache=True, inline="always")
+def gaussian(stats, i, t, params, state, level):
+    """U_i = w_i + sigma sqrt(2 level / t_i) (an index policy, bandits.index)."""
+    return mean_plus_bonus(stats, i, params[1] * math.sqrt(2.0 * level), 1.0)
 
 
 @register_policy
@@ -94,7 +95,8 @@ class KLUCB(Policy):
     """
 
     name = "klucb"
-    kernel_spec = KernelSpec(index=index, prepare=prepare)
+    kernel_spec = KernelSpec(index=bernoulli, prepare=prepare)
+    gaussian_kernel_spec = KernelSpec(index=gaussian, prepare=prepare)
 
     def __init__(self, family: str = "bernoulli", sigma: float = 1.0, c: float = 0.0):
         family = self._check_choice("family", family, FAMILIES)
@@ -104,3 +106,7 @@ class KLUCB(Policy):
 
     def _pack(self):
         return [float(FAMILIES.index(self.family)), self.sigma, self.c]
+
+    def instance_kernel_spec(self):
+        # the Gaussian index is one multiply-add per arm: its own loop, without the Bernoulli bisection
+        return self.gaussian_kernel_spec if self.family == "gaussian" else self.kernel_spec

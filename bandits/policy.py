@@ -98,7 +98,12 @@ class Policy:
         """The compiled kernels (:class:`bandits.kernels.PolicyKernels`), made once per class and process."""
         from bandits.registry import kernels_for
 
-        return kernels_for(type(self))
+        return kernels_for(type(self), self.instance_kernel_spec())
+
+    def instance_kernel_spec(self):
+        """The kernels of this policy: the class's ``kernel_spec``; a subclass whose formula changes
+        with a parameter (KL-UCB's family) may return another, so each compiles its own loop."""
+        return type(self).kernel_spec
 
     def __reduce__(self):
         # rebuilt from its spec in another process, after importing what registered the class

@@ -123,7 +123,8 @@ def register_policy(cls=None, *, name: str | None = None, fixed: dict | None = N
         raise ValueError(f"policy name {spec_name!r} is already registered by {_identity(old[0])}; "
                          "choose another name")
     POLICIES[spec_name] = (cls, dict(fixed or {}))
-    _KERNELS.pop(cls, None)
+    for cached in [c for c in _KERNELS if c[0] is cls]:
+        del _KERNELS[cached]
     return cls
 
 
@@ -259,7 +260,7 @@ def stateful_policy(name: str, *, select: Callable, init: Callable | None = None
 
 # -- compiling a policy's kernels ---------------------------------------------------------------------
 
-_KERNELS: dict[type, tuple] = {}  # class -> (PolicyKernels, static key)
+_KERNELS: dict[tuple, tuple] = {}  # (class, KernelSpec) -> (PolicyKernels, static key)
 
 
 def _python_function(fn):
@@ -325,12 +326,12 @@ def _inline(fn):
     return nb.njit(inline="always")(_python_function(fn))
 
 
-def _build(cls, python: bool) -> tuple[PolicyKernels, str]:
-    """(function values, static key) of policy class ``cls`` (bandits.kernels, bandits.static)."""
+def _build(cls, k: KernelSpec, python: bool) -> tuple[PolicyKernels, str]:
+    """(function values, static key) of policy class ``cls`` with kernels ``k`` (bandits.kernels,
+    bandits.static)."""
     from bandits import index as index_mod
     from bandits.static import register_static
 
-    k = cls.kernel_spec
     key = f"{_identity(cls)}#{_source_hash(k)}" + ("#python" if python else "")
     if k.index is not None:
         prepare = None if k.prepare is None else _python_function(k.prepare)
@@ -355,33 +356,36 @@ def _build(cls, python: bool) -> tuple[PolicyKernels, str]:
     return kernels, key
 
 
-def kernels_for(cls) -> PolicyKernels:
+def kernels_for(cls, kspec: KernelSpec | None = None) -> PolicyKernels:
     """The compiled kernels of policy class ``cls`` (made once per process; numba caches them on disk).
 
-    When numba cannot compile them, the same functions run as plain Python (object mode), after a
-    one-line notice on standard error.
+    kspec: the kernels, default ``cls.kernel_spec`` (a policy whose kernels depend on a parameter
+    returns another spec from ``Policy.instance_kernel_spec``).  When numba cannot compile them, the
+    same functions run as plain Python (object mode), after a one-line notice on standard error.
     """
-    built = _KERNELS.get(cls)
+    kspec = cls.kernel_spec if kspec is None else kspec
+    built = _KERNELS.get((cls, kspec))
     if built is not None:
         return built[0]
     try:
         with notice(f"the kernels of policy {cls.name!r}"):
-            built = _build(cls, python=False)
+            built = _build(cls, kspec, python=False)
     except NumbaError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         print(f"banditree: numba cannot compile policy {cls.name!r} ({type(exc).__name__}: {first[:160]}); "
               "running its functions as plain Python instead (much slower; see docs/plugins.md)",
               file=sys.stderr, flush=True)
-        built = _build(cls, python=True)
-    _KERNELS[cls] = built
+        built = _build(cls, kspec, python=True)
+    _KERNELS[(cls, kspec)] = built
     return built[0]
 
 
-def policy_key(cls) -> tuple[str, bool]:
-    """(key, python) of policy class ``cls`` for :mod:`bandits.static` (its kernels made first);
-    python: True when the policy runs as plain Python (a loop using the key cannot be cached)."""
-    kernels_for(cls)
-    key = _KERNELS[cls][1]
+def policy_key(policy) -> tuple[str, bool]:
+    """(key, python) of ``policy``'s kernels for :mod:`bandits.static` (made first); python: True
+    when the policy runs as plain Python (a loop using the key cannot be cached)."""
+    cls, kspec = type(policy), policy.instance_kernel_spec()
+    kernels_for(cls, kspec)
+    key = _KERNELS[(cls, kspec)][1]
     return key, key.endswith("#python")
 
 

@@ -126,8 +126,8 @@ _CHUNK_RUNNERS: dict[str, Any] = {}
 
 
 def chunk_runner(policy: Policy):
-    """The compiled chunk loop of ``policy``'s class (:func:`_play_chunk` with its key), made once."""
-    key, python = policy_key(type(policy))
+    """The compiled chunk loop of ``policy``'s kernels (:func:`_play_chunk` with their key), made once."""
+    key, python = policy_key(policy)
     if key not in _CHUNK_RUNNERS:
         _CHUNK_RUNNERS[key] = _make_chunk_runner(key, cache=not python)
     return _CHUNK_RUNNERS[key]

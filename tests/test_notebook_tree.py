@@ -13,9 +13,10 @@ def test_notebook_runs_tiny(cwd):
     nb = nbformat.read(os.path.join(ROOT, "notebooks", "bandit_as_tree_policy.ipynb"), as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
     first.source = ('PLAYOUTS = 50\nGAMES = 2\nSEED = 0\nBASELINE = "ucb1:c=1.4"\n'
-                    'POLICIES = ["miucb:episodic=true", "thompson"]')
+                    'POLICIES = ["miucb:episodic=true", "thompson"]\nTASKS, PLAYS = 4, 60')
     client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": cwd}})
     client.execute()
     assert not [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "miucb:episodic=true vs ucb1:c=1.4" in outputs and "visits by column" in outputs
+    assert "regret at the last play:" in outputs and "nb_ucb1tuned vs ucb1" in outputs  # section 3
