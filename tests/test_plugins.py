@@ -18,6 +18,8 @@ from testbeds.testbed import GaussianTestbed
 from treepolicies import search
 from treepolicies.games import GAMES, make_game
 
+from tests.test_search import BernoulliArms  # a one-move game: the mover picks an arm and wins with its probability
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PLUGIN = os.path.join(HERE, "plugin_policies.py")
@@ -75,31 +77,6 @@ def test_stateful_plugin_on_the_testbed_equals_numpy():
         np.testing.assert_array_equal(arms[task, :8], explore)
         x = _replay_rewards(tb, task, explore).reshape(4, 2).mean(axis=1)
         assert (arms[task, 8:] == int(np.argmax(x))).all()
-
-
-class BernoulliArms:
-    """A one-move game: the mover picks an arm and wins with its probability (as in test_search)."""
-
-    def __init__(self, probs, rng):
-        self.probs, self.rng, self.result, self.to_move = probs, rng, None, 0
-
-    def copy(self):
-        new = BernoulliArms(self.probs, self.rng)
-        new.result, new.to_move = self.result, self.to_move
-        return new
-
-    def legal_moves(self):
-        return [] if self.result is not None else list(range(len(self.probs)))
-
-    def play(self, k):
-        self.result = float(self.rng.random() < self.probs[k])
-        self.to_move = 1
-
-    def terminal(self):
-        return self.result is not None
-
-    def reward(self, player):
-        return self.result if player == 0 else 1.0 - self.result
 
 
 @pytest.mark.parametrize("spec", ["t_ucb1tuned:c=0.8", "t_etc:m=5"])
