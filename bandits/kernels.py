@@ -25,6 +25,12 @@ selection, measured: UCB1 on the paper's testbed, benchmarks/startup.py).
 
 ``record_row`` is the one function that records a pull: the shared statistics
 (:func:`bandits.stats.record`), then the policy's ``on_record`` when it has one.
+
+The row entry points take the policy as ``pk``: a :class:`PolicyKernels` (called through the
+function values: one compiled caller for every policy), or the policy's key from
+:func:`bandits.registry.policy_key` as a compile-time string (the policy's code compiled into the
+caller, :mod:`bandits.static`: a caller specialised for one policy, e.g. a search loop built for
+one game and one policy, where a selection over a few children costs a third of a call).
 """
 from __future__ import annotations
 
@@ -35,7 +41,9 @@ import numpy as np
 from numba import types
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
+from numba.extending import overload
 
+from bandits.static import static_init, static_record, static_select
 from bandits.stats import record
 
 __all__ = ["INIT_SIG", "SELECT_SIG", "RECORD_SIG", "Kernel", "PolicyKernels", "init_row", "select_row",
@@ -87,25 +95,69 @@ class PolicyKernels(NamedTuple):
     has_record: bool
 
 
+def _init(pk, params, state, arm_state, valid):  # pragma: no cover - compiled only (overloads below)
+    raise NotImplementedError
+
+
+def _select(pk, params, state, arm_state, stats, valid, t, rng, work):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _on_record(pk, params, state, arm_state, stats, arm, reward):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_init, prefer_literal=True, inline="always")
+def _init_impl(pk, params, state, arm_state, valid):
+    if isinstance(pk, types.StringLiteral):
+        return lambda pk, params, state, arm_state, valid: static_init(pk, params, state, arm_state, valid)
+
+    def through_value(pk, params, state, arm_state, valid):
+        if pk.has_init:
+            pk.init(params, state, arm_state, valid)
+    return through_value
+
+
+@overload(_select, prefer_literal=True, inline="always")
+def _select_impl(pk, params, state, arm_state, stats, valid, t, rng, work):
+    if isinstance(pk, types.StringLiteral):
+        return lambda pk, params, state, arm_state, stats, valid, t, rng, work: static_select(
+            pk, params, state, arm_state, stats, valid, np.int64(t), rng, work)
+    return lambda pk, params, state, arm_state, stats, valid, t, rng, work: pk.select(
+        params, state, arm_state, stats, valid, np.int64(t), rng, work)
+
+
+# (not inline="always": an IR-inlined overload here made numba 0.68 drop the write that follows the
+# tree's backup loop, the root's own count; as a called function LLVM still inlines it)
+@overload(_on_record, prefer_literal=True)
+def _on_record_impl(pk, params, state, arm_state, stats, arm, reward):
+    if isinstance(pk, types.StringLiteral):
+        return lambda pk, params, state, arm_state, stats, arm, reward: static_record(
+            pk, params, state, arm_state, stats, arm, reward)
+
+    def through_value(pk, params, state, arm_state, stats, arm, reward):
+        record(stats, arm, reward)
+        if pk.has_record:
+            pk.on_record(params, state, arm_state, stats, np.int64(arm), np.float64(reward))
+    return through_value
+
+
 @nb.njit(cache=True, inline="always")
 def init_row(pk, params, state, arm_state, valid):
     """Initial policy state of one bandit."""
-    if pk.has_init:
-        pk.init(params, state, arm_state, valid)
+    _init(pk, params, state, arm_state, valid)
 
 
 @nb.njit(cache=True, inline="always")
 def select_row(pk, params, state, arm_state, stats, valid, t, rng, work):
     """Arm index (0..K-1) that the policy pulls next in this bandit (t: any number, passed as int64)."""
-    return pk.select(params, state, arm_state, stats, valid, np.int64(t), rng, work)
+    return _select(pk, params, state, arm_state, stats, valid, t, rng, work)
 
 
 @nb.njit(cache=True, inline="always")
 def record_row(pk, params, state, arm_state, stats, arm, reward):
     """Record a pull of ``arm`` with ``reward``: shared statistics, then the policy's own state."""
-    record(stats, arm, reward)
-    if pk.has_record:
-        pk.on_record(params, state, arm_state, stats, np.int64(arm), np.float64(reward))
+    _on_record(pk, params, state, arm_state, stats, arm, reward)
 
 
 @nb.njit(cache=True)

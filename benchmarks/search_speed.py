@@ -2,7 +2,8 @@
 
     python benchmarks/search_speed.py [--iterations 100000] [--repeats 5]
 
-Our searches run compiled (treepolicies.compiled), without early stopping, one search of
+Our searches run compiled (treepolicies.compiled), with the loop that serves every policy and with
+one compiled for the policy (``specialize=True``), without early stopping, one search of
 ``--iterations`` per repeat (after a warm-up that compiles); the median rate is printed.  When the
 optional ``open_spiel`` package is importable, OpenSpiel's C++ MCTS bot (``pyspiel.MCTSBot``, one
 random rollout per iteration, UCT c = sqrt 2, no solver) runs the same number of iterations on the
@@ -21,13 +22,15 @@ from treepolicies import ConnectFour, TicTacToe, search
 
 GAMES = {"tictactoe": (TicTacToe, "tic_tac_toe"), "connect4": (ConnectFour, "connect_four")}
 POLICIES = {"UCT": f"ucb1:c={math.sqrt(2.0)!r}", "Mi-UCT": "miucb:episodic=true"}
+#: search keywords of each row: the loop that serves every policy, and one compiled for the policy
+VARIANTS = {"": {}, " (specialize)": {"specialize": True}}
 
 
-def ours(game_cls, spec, iterations, repeats):
-    search(game_cls(), spec, iterations=100, seed=0)  # compile
+def ours(game_cls, spec, iterations, repeats, **options):
+    search(game_cls(), spec, iterations=100, seed=0, **options)  # compile
     rates = []
     for r in range(repeats):
-        result = search(game_cls(), spec, iterations=iterations, seed=r + 1, early_stop=False)
+        result = search(game_cls(), spec, iterations=iterations, seed=r + 1, early_stop=False, **options)
         rates.append(result.iterations / result.elapsed)
     return statistics.median(rates)
 
@@ -73,7 +76,7 @@ def main(argv=None) -> int:
         have_openspiel = False
     print(f"MCTS iterations/s from the empty board, {args.iterations} iterations per search, "
           f"median of {args.repeats}")
-    header = f"{'game':10s} {'player':8s} {'ours':>10s}"
+    header = f"{'game':10s} {'player':21s} {'ours':>10s}"
     if have_openspiel:
         header += f" {'OpenSpiel C++':>14s} {'OpenSpiel Py':>13s} {'ours/C++':>9s}"
     print(header)
@@ -83,11 +86,12 @@ def main(argv=None) -> int:
             cpp = openspiel_cpp(os_name, args.iterations, args.repeats)
             py = openspiel_python(os_name, args.python_iterations)
         for label, spec in POLICIES.items():
-            rate = ours(cls, spec, args.iterations, args.repeats)
-            line = f"{game_name:10s} {label:8s} {rate:10.0f}"
-            if have_openspiel:
-                line += f" {cpp:14.0f} {py:13.0f} {rate / cpp:9.2f}"
-            print(line, flush=True)
+            for suffix, options in VARIANTS.items():
+                rate = ours(cls, spec, args.iterations, args.repeats, **options)
+                line = f"{game_name:10s} {label + suffix:21s} {rate:10.0f}"
+                if have_openspiel:
+                    line += f" {cpp:14.0f} {py:13.0f} {rate / cpp:9.2f}"
+                print(line, flush=True)
     if not have_openspiel:
         print("(open_spiel not importable: OpenSpiel columns skipped)")
     return 0

@@ -245,3 +245,17 @@ def test_a_seconds_budget_starts_after_compilation(tmp_path):
     assert proc.returncode == 0, proc.stderr
     first, warm, _ = proc.stdout.split()
     assert int(first) >= int(warm) / 2
+
+
+@pytest.mark.parametrize("spec", ["ucb1:c=0.7", "t_etc:m=1"])
+def test_a_loop_specialised_for_the_policy_searches_exactly_as_the_shared_loop(spec):
+    # specialize=True compiles the policy's code into the game's loop instead of calling it through
+    # its function values: the same functions, so the same tree, visit for visit.
+    game = make_game("tictactoe")
+    game.play(4)
+    shared = search(game, spec, iterations=2000, seed=5, early_stop=False)
+    own = search(game, spec, iterations=2000, seed=5, early_stop=False, specialize=True)
+    assert own.moves == shared.moves and own.move == shared.move
+    np.testing.assert_array_equal(own.visits, shared.visits)
+    np.testing.assert_array_equal(own.values, shared.values)
+    assert own.tree_size == shared.tree_size

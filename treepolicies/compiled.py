@@ -101,50 +101,63 @@ def _playout(key, state, rng):  # pragma: no cover
     raise NotImplementedError
 
 
-@overload(_legal, prefer_literal=True)
+@overload(_legal, prefer_literal=True, inline="always")
 def _legal_impl(key, state, out):
     fn = _kernel(key, "legal")
     return lambda key, state, out: fn(state, out)
 
 
-@overload(_play, prefer_literal=True)
+@overload(_play, prefer_literal=True, inline="always")
 def _play_impl(key, state, move):
     fn = _kernel(key, "play")
     return lambda key, state, move: fn(state, move)
 
 
-@overload(_to_move, prefer_literal=True)
+@overload(_to_move, prefer_literal=True, inline="always")
 def _to_move_impl(key, state):
     fn = _kernel(key, "to_move")
     return lambda key, state: fn(state)
 
 
-@overload(_terminal, prefer_literal=True)
+@overload(_terminal, prefer_literal=True, inline="always")
 def _terminal_impl(key, state):
     fn = _kernel(key, "terminal")
     return lambda key, state: fn(state)
 
 
-@overload(_result, prefer_literal=True)
+@overload(_result, prefer_literal=True, inline="always")
 def _result_impl(key, state, player):
     fn = _kernel(key, "result")
     return lambda key, state, player: fn(state, player)
 
 
-@overload(_playout, prefer_literal=True)
+@overload(_playout, prefer_literal=True, inline="always")
 def _playout_impl(key, state, rng):
     fn = _kernel(key, "playout")
     return lambda key, state, rng: fn(state, rng)
 
 
-def make_loop(kernels):
-    """The compiled search loop for a game's kernels (made once per process, cached on disk)."""
-    loop = _LOOPS.get(kernels)
+def make_loop(kernels, policy=None):
+    """The compiled search loop for a game's kernels (made once per process, cached on disk).
+
+    policy: None (the loop takes any policy as its ``pk`` argument), or a bandits.Policy, whose
+    code is then compiled into a loop of its own for this game (``specialize=True`` in
+    treepolicies.search: faster selection, one more compilation per game and policy; the ``pk``
+    argument is then not used).
+    """
+    pkey = None
+    if policy is not None:
+        from bandits.registry import policy_key
+
+        pkey, python = policy_key(policy)
+        if python:  # a policy running as plain Python gains nothing from a loop of its own
+            pkey = None
+    loop = _LOOPS.get((kernels, pkey))
     if loop is None:
         key = game_key(kernels)
         _GAMES[key] = kernels
-        loop = track(_build(key))
-        _LOOPS[kernels] = loop
+        loop = track(_build(key, pkey))
+        _LOOPS[(kernels, pkey)] = loop
     return loop
 
 
@@ -154,46 +167,57 @@ def compile_loop(loop, game_name: str, *args) -> None:
         loop(*args)
 
 
-def _build(key):
-    @nb.njit(cache=True)
-    def run(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
-        move = tree.move
-        mover = tree.mover
-        proven = tree.proven
-        path = tree.path
-        s = np.empty_like(root_state)
-        done = 0
-        while done < n_iter:
-            if solver and proven[0] >= 0.0:
-                return done, PROVEN
-            node, depth = descend(tree, pk, params, valid, rng, work, solver, path)
-            if node < 0:
-                return done, BAD_ARM
-            s[:] = root_state
-            for i in range(depth):
-                _play(key, s, path[i])
-            if solver and proven[node] >= 0.0:
-                value = proven[node]
-            else:
-                if not _terminal(key, s) and should_expand(tree, node):
-                    n = _legal(key, s, moves)
-                    if expand(tree, node, moves, n, _to_move(key, s), pk, params, valid) == FULL:
-                        return done, FULL_STATUS
-                    node = select_child(tree, node, pk, params, valid, rng, work, solver)
-                    if node < 0:
-                        return done, BAD_ARM
-                    _play(key, s, move[node])
-                if _terminal(key, s):
-                    value = _result(key, s, mover[node])
-                    if solver:
-                        mark_terminal(tree, node, value)
-                else:
-                    _playout(key, s, rng)
-                    value = _result(key, s, mover[node])
-            backup(tree, node, value, pk, params, solver)
-            done += 1
-            if early >= 0 and leader_is_safe(tree, early - done):
-                return done, EARLY
-        return done, RUNNING
+def _build(key, pkey):
+    if pkey is None:
+        @nb.njit(cache=True, error_model="numpy")
+        def run(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
+            return _run(key, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early)
+        return run
 
-    return run
+    @nb.njit(cache=True, error_model="numpy")
+    def run_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
+        return _run(key, pkey, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early)
+    return run_policy
+
+
+@nb.njit(cache=True, inline="always")
+def _run(key, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early):
+    """The loop (module docstring) for game ``key`` and policy ``pk`` (PolicyKernels or a key)."""
+    move = tree.move
+    mover = tree.mover
+    proven = tree.proven
+    path = tree.path
+    s = np.empty_like(root_state)
+    done = 0
+    while done < n_iter:
+        if solver and proven[0] >= 0.0:
+            return done, PROVEN
+        node, depth = descend(tree, pk, params, valid, rng, work, solver, path)
+        if node < 0:
+            return done, BAD_ARM
+        s[:] = root_state
+        for i in range(depth):
+            _play(key, s, path[i])
+        if solver and proven[node] >= 0.0:
+            value = proven[node]
+        else:
+            if not _terminal(key, s) and should_expand(tree, node):
+                n = _legal(key, s, moves)
+                if expand(tree, node, moves, n, _to_move(key, s), pk, params, valid) == FULL:
+                    return done, FULL_STATUS
+                node = select_child(tree, node, pk, params, valid, rng, work, solver)
+                if node < 0:
+                    return done, BAD_ARM
+                _play(key, s, move[node])
+            if _terminal(key, s):
+                value = _result(key, s, mover[node])
+                if solver:
+                    mark_terminal(tree, node, value)
+            else:
+                _playout(key, s, rng)
+                value = _result(key, s, mover[node])
+        backup(tree, node, value, pk, params, solver)
+        done += 1
+        if early >= 0 and leader_is_safe(tree, early - done):
+            return done, EARLY
+    return done, RUNNING

@@ -8,7 +8,7 @@ Player specs (``make_player``):
 
 * a bandit spec, e.g. ``ucb1:c=1.4``, ``miucb:episodic=true,final=max``: an :class:`MCTSPlayer`
   with that node policy; the keys ``final=robust|max``, ``solver=true|false``, ``reuse=true|false``
-  and ``node_cap=N`` go to the search, the rest to the policy;
+  ``node_cap=N`` and ``specialize=true|false`` go to the search, the rest to the policy;
 * ``random``; ``alphabeta:depth=N`` (or ``alphabeta`` with ``seconds=``);
 * any kind registered in :data:`PLAYER_FACTORIES` (``factory(params, playouts=, seconds=)`` with
   ``params`` the spec's raw ``key -> value`` strings), e.g. ``gnugo:level=10`` from the Go layer.
@@ -29,7 +29,7 @@ from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, s
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
            "PLAYER_FACTORIES", "SEARCH_OPTIONS"]
 
-SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap")
+SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize")
 
 
 class Player:
@@ -57,11 +57,12 @@ class MCTSPlayer(Player):
     """MCTS with ``policy`` as node policy and a budget of ``playouts`` iterations and/or ``seconds``.
 
     final: "robust" | "max"; solver: MCTS-Solver; reuse: keep the subtree of the moves played as
-    the next root (default False: every move searched afresh, as in Liu & Tsuruoka's experiments).
+    the next root (default False: every move searched afresh, as in Liu & Tsuruoka's experiments);
+    specialize: compile the policy into the game's search loop (treepolicies.search), for long runs.
     """
 
     def __init__(self, policy, playouts=None, seconds=None, final="robust", solver=False, reuse=False,
-                 node_cap=DEFAULT_NODE_CAP, name=None):
+                 node_cap=DEFAULT_NODE_CAP, name=None, specialize=False):
         if playouts is None and seconds is None:
             raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
         if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
@@ -71,6 +72,7 @@ class MCTSPlayer(Player):
             raise ValueError(f"final must be one of {FINALS}, got {final!r}")
         self.playouts, self.seconds, self.final = playouts, seconds, final
         self.solver, self.reuse, self.node_cap = bool(solver), bool(reuse), node_cap
+        self.specialize = bool(specialize)
         self.name = name or make_policy(policy).spec
         self.last = None  # the last SearchResult
         self._tree = None
@@ -79,12 +81,14 @@ class MCTSPlayer(Player):
         tree = self._tree if self.reuse and _root_moves_agree(self._tree, game) else None
         try:
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
-                            final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree)
+                            final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree,
+                            specialize=self.specialize)
         except ValueError:
             if tree is None:
                 raise
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
-                            final=self.final, solver=self.solver, node_cap=self.node_cap)
+                            final=self.final, solver=self.solver, node_cap=self.node_cap,
+                            specialize=self.specialize)
         self.last = result
         self._tree = result.tree if self.reuse else None
         return result.move
@@ -196,7 +200,7 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
     for key in SEARCH_OPTIONS:
         if key in params:
             raw = params.pop(key)
-            if key in ("solver", "reuse"):
+            if key in ("solver", "reuse", "specialize"):
                 options[key] = parse_bool(key, raw, spec)
             elif key == "node_cap":
                 try:

@@ -117,7 +117,8 @@ def _key(game):
 
 
 def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", solver=False,
-           node_cap=DEFAULT_NODE_CAP, early_stop=True, tree=None, compiled=None) -> SearchResult:
+           node_cap=DEFAULT_NODE_CAP, early_stop=True, tree=None, compiled=None,
+           specialize=False) -> SearchResult:
     """Run MCTS from ``game``'s position with ``policy`` as the node policy (module docstring).
 
     Parameters
@@ -133,6 +134,10 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     early_stop : stop when the robust final move is decided (only with ``iterations``)
     tree : a tree from a previous result re-rooted at this position (:func:`reroot`), or None
     compiled : None (compiled when the game has kernels), True or False (force the Python driver)
+    specialize : compiled games only: run a search loop compiled for this game *and* this policy
+        (the policy's code inside the loop: selection about 3x cheaper than through its function
+        values, MCTS on Connect Four about 1.4x faster; one more compilation, cached on disk, per
+        game and policy). Default False: one loop per game serves every policy. Same results.
     """
     iterations, seconds = _check_budget(iterations, seconds)
     if final not in FINALS:
@@ -160,26 +165,30 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         tree.root_state = game.state.copy() if has_kernels else None
         tree.kernels = game.kernels if has_kernels else None
 
-    _compile_first(game, tree, policy, compiled, solver)  # before the clock starts
+    specialize = bool(specialize) and compiled
+    _compile_first(game, tree, policy, compiled, solver, specialize)  # before the clock starts
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
     if compiled:
-        done, reason = _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap)
+        done, reason = _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap,
+                                     specialize)
     else:
         done, reason = _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap)
     elapsed = time.perf_counter() - start
     return _result(tree, policy, done, elapsed, reason, final, solver)
 
 
-def _compile_first(game, tree, policy, compiled, solver) -> None:
+def _compile_first(game, tree, policy, compiled, solver, specialize=False) -> None:
     """Compile (or load from the disk cache) everything the search will run, outside its clock."""
     pk = policy.kernels
     rng = np.zeros(4, np.uint64)  # a scratch stream: the search's own is not advanced
     rng[0] = 1
     if compiled:
         m = max(1, int(game.max_moves))
-        compile_loop(make_loop(game.kernels), getattr(game, "name", type(game).__name__), tree.arrays,
+        compile_loop(make_loop(game.kernels, policy if specialize else None),
+                     getattr(game, "name", type(game).__name__) + (f" with {policy.name!r}" if specialize else ""),
+                     tree.arrays,
                      game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
                      np.empty(m, np.int64), 0, bool(solver), -1)
         return
@@ -212,8 +221,8 @@ def _grow(tree, node_cap) -> bool:
     return True
 
 
-def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap):
-    loop = make_loop(game.kernels)
+def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, specialize=False):
+    loop = make_loop(game.kernels, policy if specialize else None)
     pk = policy.kernels
     m = max(1, int(game.max_moves))
     valid = np.ones(m, np.bool_)

@@ -18,8 +18,12 @@ and ``A = max(1, arm_state_width)`` of the node policy:
     path    (C,) int64      scratch: the moves taken by one descent (a depth never exceeds the
                             node count)
 
-The node policy is passed to every kernel as its :class:`bandits.kernels.PolicyKernels` ``pk`` and
-its ``params`` (first-class function values: these kernels are compiled once, for every policy).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
+The node policy is passed to every kernel as ``pk`` and its ``params``: its
+:class:`bandits.kernels.PolicyKernels` (first-class function values: these kernels are compiled
+once, for every policy), or its key as a compile-time string (the policy's code compiled into
+them: a search loop specialised for one policy, :mod:`treepolicies.compiled`).  The kernels that
+run policy code use numba's numpy error model, as index policies are written for
+(:mod:`bandits.index`).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
 = 77 + 8 (S + A) bytes with NSTAT = 5: 93 B for UCB1, KL-UCB and epsilon-greedy (S = A = 1),
 101 B for Thompson sampling (A = 2), 141 B for modified improved UCB (S = 7), 157 B for improved
 UCB (S = 7, A = 3).
@@ -213,7 +217,7 @@ def should_expand(tree, node):
     return first[node] < 0 and (parent[node] < 0 or stats[COUNT, node] > 0.0)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def expand(tree, node, moves, n, child_mover, pk, params, valid):
     """Create the ``n`` children of ``node`` (moves[:n]) and initialise its policy state.
 
@@ -235,7 +239,7 @@ def expand(tree, node, moves, n, child_mover, pk, params, valid):
     return OK
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def select_child(tree, node, pk, params, valid, rng, work, solver):
     """The child the node policy picks: select_row on the children rows (module docstring).
 
@@ -268,7 +272,7 @@ def select_child(tree, node, pk, params, valid, rng, work, solver):
     return f + arm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def descend(tree, pk, params, valid, rng, work, solver, path):
     """Selection from the root down to the first unexpanded (or, with solver, proven) node.
 
@@ -321,7 +325,7 @@ def _try_prove(tree, node):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def backup(tree, leaf, value, pk, params, solver):
     """Back up ``value`` (the result for ``mover[leaf]``) from ``leaf`` to the root.
 
