@@ -146,7 +146,7 @@ def _as_param(name: str, value) -> Param:
     return param
 
 
-def _check_value(policy_name: str, name: str, param: Param, value):
+def _check_value(name: str, param: Param, value):
     from bandits.policy import Policy
 
     if name == "horizon" and param.default is None:
@@ -190,7 +190,7 @@ def _declared_class(name: str, kspec: KernelSpec, params: dict, state_width: int
                              f"{', '.join(declared) if declared else '(none)'}")
         values = {}
         for key, param in declared.items():
-            values[key] = _check_value(name, key, param, kwargs.get(key, param.default))
+            values[key] = _check_value(key, param, kwargs.get(key, param.default))
         Policy.__init__(self, **values)
 
     __init__.__signature__ = inspect.Signature(
@@ -283,10 +283,15 @@ def _source_hash(functions) -> str:
 
 
 def _njit(fn):
-    """fn as a numba dispatcher (a plain function is wrapped with njit(cache=True))."""
+    """fn as a numba dispatcher (a plain function is wrapped with njit, cached on disk when it comes
+    from a file: numba cannot cache code typed at a prompt or passed to ``python -c``)."""
     if isinstance(fn, nb.core.registry.CPUDispatcher):
         return fn
-    return nb.njit(cache=True)(fn)
+    try:
+        source = inspect.getsourcefile(fn)
+    except TypeError:
+        source = None
+    return nb.njit(cache=bool(source) and os.path.isfile(source))(fn)
 
 
 @nb.njit(cache=True)
