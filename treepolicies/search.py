@@ -136,7 +136,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     compiled : None (compiled when the game has kernels), True or False (force the Python driver)
     specialize : compiled games only: run a search loop compiled for this game *and* this policy
         (the policy's code inside the loop: selection about 3x cheaper than through its function
-        values, MCTS on Connect Four about 1.4x faster; one more compilation, cached on disk, per
+        values, MCTS on Connect Four about 1.7x faster; one more compilation, cached on disk, per
         game and policy). Default False: one loop per game serves every policy. Same results.
     """
     iterations, seconds = _check_budget(iterations, seconds)
