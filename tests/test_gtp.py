@@ -256,3 +256,22 @@ def test_cli_bad_arguments(argv, match):
     proc = subprocess.run([sys.executable, "-m", "testbeds.cli", "gtp", *argv], input=b"quit\n",
                           capture_output=True, timeout=300)
     assert proc.returncode == 2 and match in proc.stderr.decode()
+
+
+def test_loadsgf_reads_the_file_it_is_given_and_nothing_else(tmp_path):
+    from treepolicies.games.go import Go
+    from treepolicies.sgf import write_sgf
+
+    g = Go(size=7)
+    g.play(24)
+    real = tmp_path / "real.sgf"
+    real.write_text(write_sgf(g))
+    pointer = tmp_path / "pointer.sgf"
+    pointer.write_text(str(real))  # a file whose content is another file's name
+    e = GtpEngine(game="go", size=9, player="random")
+    e.handle("play b e5")
+    assert e.handle(f"loadsgf {pointer}") == "? cannot load file: not an SGF record: no '(' found\n\n"
+    assert e.handle("loadsgf /dev/null") == "? cannot load file: /dev/null is not a regular file\n\n"
+    assert e.game.size == 9 and e.game.moves == [40]  # the position is unchanged
+    assert e.handle(f"loadsgf {real}") == "= white\n\n"
+    assert e.game.size == 7 and e.game.moves == [24]

@@ -4,7 +4,7 @@ import pytest
 
 from treepolicies.games.go import Go
 from treepolicies.games.nogo import NoGo
-from treepolicies.sgf import load_sgf, parse_sgf, write_sgf
+from treepolicies.sgf import MAX_SGF_BYTES, load_sgf, load_sgf_file, parse_sgf, read_sgf_file, write_sgf
 
 
 def random_game(game, seed):
@@ -48,9 +48,10 @@ def test_position_at_a_move_number_and_from_a_file(tmp_path):
         g.play(m)
     path = tmp_path / "game.sgf"
     path.write_text(write_sgf(g))
-    two = load_sgf(str(path), move_number=2)
+    two = load_sgf_file(str(path), move_number=2)
     assert two.moves == [12, 6] and two.to_move == 0
-    assert load_sgf(path).moves == [12, 6, 18]
+    assert load_sgf_file(path).moves == [12, 6, 18]
+    assert load_sgf(path.read_text()).moves == [12, 6, 18]
 
 
 def test_setup_stones_and_player_to_move_round_trip():
@@ -108,3 +109,46 @@ def test_moves_out_of_turn_keep_their_colours():
     assert ";B[aa];B[ba]" in text
     back = load_sgf(text)
     assert back.movers == [0, 0] and (back.board() == g.board()).all()
+
+
+# -- a path and SGF text are separate arguments (issue 15, item 1) ---------------------------------
+def test_text_is_never_opened_as_a_path(tmp_path):
+    g = Go(size=5)
+    g.play(12)
+    real = tmp_path / "real.sgf"
+    real.write_text(write_sgf(g))
+    # text that happens to be the name of an existing file is text, not a path
+    with pytest.raises(ValueError, match="load_sgf_file"):
+        load_sgf(str(real))
+    with pytest.raises(TypeError, match="load_sgf_file"):
+        load_sgf(real)
+    assert load_sgf_file(real).moves == [12]
+    assert load_sgf_file(str(real), move_number=0).moves == []
+    # a file whose content is the name of another file is not followed
+    pointer = tmp_path / "pointer.sgf"
+    pointer.write_text(str(real))
+    with pytest.raises(ValueError, match="no '\\('"):
+        load_sgf_file(pointer)
+
+
+def test_only_regular_files_of_at_most_the_cap_are_read(tmp_path):
+    import os
+
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_sgf_file("/dev/zero")  # would be read without end
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_sgf_file(tmp_path)  # a folder
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_sgf_file(fifo)  # opening it for reading would wait for a writer
+    big = tmp_path / "big.sgf"
+    with open(big, "wb") as f:
+        f.truncate(MAX_SGF_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(ValueError, match=f"larger than {MAX_SGF_BYTES} bytes"):
+        read_sgf_file(big)
+    small = tmp_path / "small.sgf"
+    small.write_bytes(b"(;GM[1]SZ[5]PB[\xff])")
+    assert read_sgf_file(small) == "(;GM[1]SZ[5]PB[\ufffd])"  # undecodable bytes replaced
+    with pytest.raises(FileNotFoundError):
+        read_sgf_file(tmp_path / "missing.sgf")

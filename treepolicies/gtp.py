@@ -297,7 +297,7 @@ class GtpEngine:
         return g.result_string()
 
     def cmd_loadsgf(self, args):
-        from treepolicies.sgf import load_sgf
+        from treepolicies.sgf import load_sgf_file
 
         self._nargs(args, 1, 2)
         number = None
@@ -310,9 +310,7 @@ class GtpEngine:
                 raise GtpError("syntax error: move number must be >= 1")
             number -= 1  # GTP: the position before move `number` is played
         try:
-            with open(args[0], encoding="utf-8", errors="replace") as f:
-                text = f.read(1 << 22)
-            g = load_sgf(text, move_number=number, game=self.kind)
+            g = load_sgf_file(args[0], move_number=number, game=self.kind)
         except (OSError, ValueError) as exc:
             raise GtpError(f"cannot load file: {exc}"[:300]) from None
         self._replace(g, keep_undo=False)

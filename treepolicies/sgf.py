@@ -9,14 +9,21 @@ as NoGo when RU says so.  Property values are escaped (``\\]`` and ``\\\\``) as 
 
 Reading keeps the main line (first variation at every branch), the root properties, setup stones
 (AB/AW in the root node) and the moves; anything else is ignored.  Malformed text raises
-ValueError saying where.  Reference: https://www.red-bean.com/sgf/ (FF[4]).
+ValueError saying where.  SGF text (:func:`load_sgf`) and a file (:func:`load_sgf_file`) are
+separate entry points: text is never opened as a path, and a file is read only if it is a regular
+file of at most ``MAX_SGF_BYTES``.  Reference: https://www.red-bean.com/sgf/ (FF[4]).
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 
-__all__ = ["SgfRecord", "write_sgf", "parse_sgf", "load_sgf", "game_from_record"]
+__all__ = ["SgfRecord", "write_sgf", "parse_sgf", "load_sgf", "load_sgf_file", "read_sgf_file",
+           "game_from_record", "MAX_SGF_BYTES"]
+
+#: The largest SGF file :func:`read_sgf_file` reads (10 MB; a 9x9 game record is about 2 kB).
+MAX_SGF_BYTES = 10 * 1024 * 1024
 
 
 @dataclasses.dataclass
@@ -251,13 +258,47 @@ def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str |
     return g
 
 
-def load_sgf(source, move_number: int | None = None, game: str | None = None):
-    """A game object from SGF text or a file path (see :func:`game_from_record`)."""
-    text = str(source)
-    if "(" not in text and os.path.exists(text):
-        with open(text, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    elif isinstance(source, os.PathLike):
-        with open(source, encoding="utf-8", errors="replace") as f:
-            text = f.read()
+def read_sgf_file(path, max_bytes: int = MAX_SGF_BYTES) -> str:
+    """The text of the SGF file at ``path`` (UTF-8, undecodable bytes replaced).
+
+    Only a regular file of at most ``max_bytes`` bytes is read: a device (``/dev/zero``), a FIFO,
+    ``/dev/stdin`` or a folder is refused without being opened for reading, so that nothing can
+    hang or exhaust memory.  ValueError for those; OSError (FileNotFoundError, PermissionError)
+    when the file cannot be opened.
+    """
+    name = os.fspath(path)
+    if not stat.S_ISREG(os.stat(name).st_mode):
+        raise ValueError(f"{name} is not a regular file")
+    # O_NONBLOCK: a FIFO put in the file's place after the check does not block the open
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{name} is not a regular file")
+        if info.st_size > max_bytes:
+            raise ValueError(f"{name} is larger than {max_bytes} bytes ({info.st_size} bytes)")
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:  # the file grew after the check
+        raise ValueError(f"{name} is larger than {max_bytes} bytes")
+    return data.decode("utf-8", errors="replace")
+
+
+def load_sgf(text, move_number: int | None = None, game: str | None = None):
+    """A game object from SGF text (str, or bytes decoded as UTF-8), at ``move_number`` (see
+    :func:`game_from_record`).  Text is never taken for a file name: :func:`load_sgf_file` reads a
+    file."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", errors="replace")
+    elif not isinstance(text, str):
+        raise TypeError(f"load_sgf takes SGF text (str or bytes), got {type(text).__name__}; "
+                        "read a file with load_sgf_file(path)")
+    if "(" not in text and len(text) < 4096 and "\n" not in text.strip() and os.path.exists(text.strip()):
+        raise ValueError(f"not an SGF record: no '(' found; {text.strip()[:100]!r} names a file, "
+                         "read it with load_sgf_file")
     return game_from_record(parse_sgf(text), move_number, game)
+
+
+def load_sgf_file(path, move_number: int | None = None, game: str | None = None):
+    """A game object from the SGF file at ``path`` (read by :func:`read_sgf_file`: a regular file
+    of at most MAX_SGF_BYTES), at ``move_number`` (see :func:`game_from_record`)."""
+    return game_from_record(parse_sgf(read_sgf_file(path)), move_number, game)
