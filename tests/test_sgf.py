@@ -152,3 +152,27 @@ def test_only_regular_files_of_at_most_the_cap_are_read(tmp_path):
     assert read_sgf_file(small) == "(;GM[1]SZ[5]PB[\ufffd])"  # undecodable bytes replaced
     with pytest.raises(FileNotFoundError):
         read_sgf_file(tmp_path / "missing.sgf")
+
+
+# -- the board size is checked before anything is expanded (issue 15, item 2) ----------------------
+@pytest.mark.parametrize("text,match", [
+    # a rectangle of a million points on a 1000x1000 board: refused for its size, not expanded
+    ("(;SZ[1000]AB[aa:" + chr(97 + 999) * 2 + "])", r"SZ \(board size\) must be an integer in 5\.\.19, got '1000'"),
+    # the 22-byte record of the issue (10**10 points if the rectangle were expanded first)
+    ("(;SZ[100000]AB[aa:\U000186ff\U000186ff])", r"SZ \(board size\) must be an integer in 5\.\.19, got '100000'"),
+    ("(;SZ[3000000000])", r"SZ \(board size\) must be an integer in 5\.\.19, got '3000000000'"),
+    ("(;SZ[4])", r"SZ \(board size\) must be an integer in 5\.\.19, got '4'"),
+    ("(;SZ[9:7])", r"SZ \(board size\) must be a square board, got '9:7'"),
+    ("(;SZ[9]AB[aa:zz])", "two letters a..i"),
+    ("(;SZ[9]AB[aa:bb:cc])", "two letters a..i"),
+    # a repeated rectangle could otherwise expand a 10 MB file to hundreds of millions of points
+    ("(;SZ[19]AB" + "[aa:ss]" * 1000 + ")", "setup point 'aa' is given twice"),
+    ("(;SZ[9]AB[cc]AW[aa:cc])", "setup point 'cc' is given twice"),
+])
+def test_board_size_is_checked_before_setup_is_expanded(text, match):
+    with pytest.raises(ValueError, match=match):
+        parse_sgf(text)
+
+
+def test_square_size_with_both_sides_is_read():
+    assert parse_sgf("(;SZ[7:7]AB[aa:bb])").setup == [(1, 0), (1, 1), (1, 7), (1, 8)]

@@ -185,6 +185,23 @@ def _code(value: str, size: int):
     return (ord(v[1]) - 97) * size + (ord(v[0]) - 97)
 
 
+def _size(value: str) -> int:
+    """The board size of an SGF SZ value (``9`` or ``9:9``), checked against the supported sizes
+    before anything is read at that size (a rectangle ``aa:zz`` on a huge board would be huge)."""
+    from treepolicies.games.board import MAX_SIZE, MIN_SIZE
+
+    parts = value.split(":")
+    if len(parts) > 2 or any(not p.strip().isdecimal() or len(p.strip()) > 6 for p in parts):
+        raise ValueError(f"SGF SZ (board size) must be an integer in {MIN_SIZE}..{MAX_SIZE}, got {value[:20]!r}")
+    sizes = {int(p) for p in parts}
+    if len(sizes) > 1:
+        raise ValueError(f"SGF SZ (board size) must be a square board, got {value[:20]!r}")
+    size = sizes.pop()
+    if not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"SGF SZ (board size) must be an integer in {MIN_SIZE}..{MAX_SIZE}, got {value[:20]!r}")
+    return size
+
+
 def parse_sgf(text: str) -> SgfRecord:
     """The main line of the first game in ``text`` as an :class:`SgfRecord` (ValueError if malformed)."""
     nodes = _nodes(str(text))
@@ -195,11 +212,7 @@ def parse_sgf(text: str) -> SgfRecord:
     gm = root.get("GM", ["1"])[0].strip()
     if gm != "1":
         raise ValueError(f"SGF GM must be 1 (Go), got {gm!r}")
-    try:
-        sz = root.get("SZ", ["19"])[0].split(":")[0]
-        rec.size = int(sz)
-    except ValueError:
-        raise ValueError(f"SGF SZ must be an integer, got {root['SZ'][0]!r}") from None
+    rec.size = _size(root.get("SZ", ["19"])[0])  # checked before any point is read
     try:
         rec.komi = float(root.get("KM", ["0"])[0] or 0)
     except ValueError:
@@ -207,19 +220,25 @@ def parse_sgf(text: str) -> SgfRecord:
     first = lambda key: root.get(key, [""])[0]  # noqa: E731
     rec.rules, rec.result, rec.black, rec.white = first("RU"), first("RE"), first("PB"), first("PW")
     rec.game = "nogo" if rec.rules.strip().lower() == "nogo" else "go"
+    placed: set = set()  # a point is set up once: the setup can never exceed size * size stones
     for key, colour in (("AB", 1), ("AW", 2)):
         for value in root.get(key, []):
             if ":" in value:  # compressed rectangle aa:cc
-                a, b = (_code(v, rec.size) for v in value.split(":"))
+                a, b = (_code(v, rec.size) for v in value.split(":", 1))
                 if a is None or b is None:
                     raise ValueError(f"SGF {key} rectangle {value!r} is not two points")
                 (r0, c0), (r1, c1) = divmod(a, rec.size), divmod(b, rec.size)
-                rec.setup += [(colour, r * rec.size + c) for r in range(min(r0, r1), max(r0, r1) + 1)
-                              for c in range(min(c0, c1), max(c0, c1) + 1)]
+                codes = [r * rec.size + c for r in range(min(r0, r1), max(r0, r1) + 1)
+                         for c in range(min(c0, c1), max(c0, c1) + 1)]
             else:
                 code = _code(value, rec.size)
                 if code is None:
                     raise ValueError(f"SGF {key} needs a point, got {value!r}")
+                codes = [code]
+            for code in codes:
+                if code in placed:
+                    raise ValueError(f"SGF setup point {_point(code, rec.size)!r} is given twice (AB/AW)")
+                placed.add(code)
                 rec.setup.append((colour, code))
     pl = first("PL").strip().upper()
     rec.to_move = 1 if pl in ("W", "WHITE") else 0
