@@ -317,3 +317,16 @@ def test_every_root_move_repeating_leaves_only_pass():
     assert g.legal_moves() == [g.PASS]
     result = search(g, "ucb1:c=0.5", iterations=50, seed=0)
     assert result.moves == [g.PASS] and result.move == g.PASS
+
+
+@pytest.mark.parametrize("komi", [1e308, -1e308, float("inf"), 81.5, 10**400])
+def test_komi_out_of_range_is_a_value_error_naming_the_range(komi):
+    # |komi| <= size * size: the area score lies in -81..81 on 9x9 (before the fix 1e308 gave
+    # OverflowError from round(inf))
+    with pytest.raises(ValueError, match=r"komi must be a multiple of 0\.5 in -81\.\.81 on a 9x9 board, got"):
+        Go(size=9, komi=komi)
+    g = Go(size=9)
+    with pytest.raises(ValueError, match=r"in -81\.\.81"):
+        g.set_komi(komi)
+    assert g.komi == 7.5
+    assert Go(size=9, komi=-81).komi == -81.0 and Go(size=9, komi=81).komi == 81.0

@@ -275,3 +275,25 @@ def test_loadsgf_reads_the_file_it_is_given_and_nothing_else(tmp_path):
     assert e.game.size == 9 and e.game.moves == [40]  # the position is unchanged
     assert e.handle(f"loadsgf {real}") == "= white\n\n"
     assert e.game.size == 7 and e.game.moves == [24]
+
+
+def test_komi_and_boardsize_out_of_range_are_clean_errors():
+    e = GtpEngine(game="go", size=9, player="random")
+    e.handle("play b e5")
+    assert e.handle("komi 1e308") == "? komi must be a multiple of 0.5 in -81..81 on a 9x9 board, got 1e308\n\n"
+    assert e.handle("komi -inf") == "? komi must be a multiple of 0.5 in -81..81 on a 9x9 board, got -inf\n\n"
+    assert e.handle("komi 0.3") == "? komi must be a multiple of 0.5 in -81..81 on a 9x9 board, got 0.3\n\n"
+    assert e.komi == 7.5 and e.game.komi == 7.5
+    assert e.handle("komi 65") == "= \n\n"  # 65 <= 81: fine on 9x9
+    # ... but not on 7x7 (|komi| <= 49): the size is refused, naming the komi, and nothing changes
+    assert e.handle("boardsize 7") == "? unacceptable size: komi 65 needs |komi| <= 49 on a 7x7 board; set komi first\n\n"
+    assert e.size == 9 and e.game.size == 9 and e.game.moves == [40] and e.game.komi == 65
+    assert e.handle("komi 6.5") == "= \n\n"
+    assert e.handle("boardsize 7") == "= \n\n"
+    assert e.game.size == 7 and e.game.komi == 6.5
+
+
+def test_nogo_ignores_komi_of_any_size():
+    e = GtpEngine(game="nogo", size=5, player="random")
+    assert e.handle("komi 1e308") == "= \n\n"
+    assert e.handle("boardsize 7") == "= \n\n"

@@ -176,3 +176,22 @@ def test_board_size_is_checked_before_setup_is_expanded(text, match):
 
 def test_square_size_with_both_sides_is_read():
     assert parse_sgf("(;SZ[7:7]AB[aa:bb])").setup == [(1, 0), (1, 1), (1, 7), (1, 8)]
+
+
+# -- numbers (issue 15, item 3) --------------------------------------------------------------------
+@pytest.mark.parametrize("km,match", [
+    ("1e308", r"SGF KM \(komi\) must be a multiple of 0\.5 in -25\.\.25 on a 5x5 board, got '1e308'"),
+    ("inf", r"SGF KM \(komi\) must be a multiple of 0\.5 in -25\.\.25 on a 5x5 board, got 'inf'"),
+    ("nan", r"SGF KM \(komi\) must be a multiple of 0\.5 in -25\.\.25 on a 5x5 board, got 'nan'"),
+    ("25.5", r"got '25\.5'"),
+    ("6.25", r"got '6\.25'"),
+    ("x", r"SGF KM \(komi\) must be a number, got 'x'"),
+])
+def test_bad_komi_in_sgf_is_a_clear_error(km, match):
+    with pytest.raises(ValueError, match=match):
+        load_sgf(f"(;GM[1]SZ[5]KM[{km}];B[cc])")
+
+
+def test_komi_of_a_nogo_record_is_ignored():
+    g = load_sgf("(;GM[1]SZ[5]RU[NoGo]KM[1e308];B[cc])")
+    assert isinstance(g, NoGo) and g.moves == [12]

@@ -29,7 +29,7 @@ import sys
 
 from bandits.rng import Stream
 from treepolicies.games.board import H_PASSES, MAX_SIZE, MIN_SIZE
-from treepolicies.games.go import Go
+from treepolicies.games.go import Go, check_komi
 from treepolicies.games.nogo import NoGo
 
 __all__ = ["GtpEngine", "COMMANDS", "MAX_LINE", "clean_line"]
@@ -181,6 +181,9 @@ class GtpEngine:
             raise GtpError(f"syntax error: boardsize must be an integer, got {args[0][:20]!r}") from None
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpError(f"unacceptable size (valid: {MIN_SIZE}..{MAX_SIZE})")
+        if self.kind == "go" and abs(self.komi) > size * size:  # the komi holds across sizes
+            raise GtpError(f"unacceptable size: komi {self.komi:g} needs |komi| <= {size * size} on a "
+                           f"{size}x{size} board; set komi first")
         self.game = self._new_game(size, self.komi)
         self.size, self.undo_stack = size, []
         self.player.reset()
@@ -201,9 +204,9 @@ class GtpEngine:
         if self.kind == "nogo":
             return ""  # NoGo has no komi; accepted and ignored
         try:
-            Go(size=self.size, komi=komi)
+            komi = check_komi(komi, self.size, shown=args[0][:20])
         except ValueError as exc:
-            raise GtpError(f"syntax error: {exc}") from None
+            raise GtpError(str(exc)) from None
         self.komi = komi
         g = self.game.copy()
         g.set_komi(komi)

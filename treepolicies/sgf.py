@@ -213,10 +213,11 @@ def parse_sgf(text: str) -> SgfRecord:
     if gm != "1":
         raise ValueError(f"SGF GM must be 1 (Go), got {gm!r}")
     rec.size = _size(root.get("SZ", ["19"])[0])  # checked before any point is read
+    km = root.get("KM", ["0"])[0].strip() or "0"
     try:
-        rec.komi = float(root.get("KM", ["0"])[0] or 0)
+        rec.komi = float(km)
     except ValueError:
-        raise ValueError(f"SGF KM must be a number, got {root['KM'][0]!r}") from None
+        raise ValueError(f"SGF KM (komi) must be a number, got {km[:20]!r}") from None
     first = lambda key: root.get(key, [""])[0]  # noqa: E731
     rec.rules, rec.result, rec.black, rec.white = first("RU"), first("RE"), first("PB"), first("PW")
     rec.game = "nogo" if rec.rules.strip().lower() == "nogo" else "go"
@@ -254,7 +255,7 @@ def parse_sgf(text: str) -> SgfRecord:
 def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str | None = None):
     """The position after the first ``move_number`` moves (all if None) of a record, as a game
     object with that history (Go with the record's komi, or NoGo).  Illegal moves: ValueError."""
-    from treepolicies.games.go import Go
+    from treepolicies.games.go import Go, check_komi
     from treepolicies.games.nogo import NoGo
 
     kind = game or rec.game
@@ -262,6 +263,9 @@ def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str |
         raise ValueError(f"game must be 'go' or 'nogo', got {kind!r}")
     if move_number is not None and (isinstance(move_number, bool) or not isinstance(move_number, int) or move_number < 0):
         raise ValueError(f"move_number must be an integer >= 0, got {move_number!r}")
+    if kind == "go":
+        km = rec.properties.get("KM", [str(rec.komi)])[0].strip()
+        check_komi(rec.komi, rec.size, shown=repr(km[:20]), name="SGF KM (komi)")
     g = Go(size=rec.size, komi=rec.komi) if kind == "go" else NoGo(size=rec.size)
     if rec.setup or rec.to_move:
         g.setup_position(rec.setup, rec.to_move)

@@ -33,7 +33,7 @@ from treepolicies.games.board import (
 )
 from treepolicies.games import CompiledGame, GameKernels
 
-__all__ = ["Go", "GO_KERNELS", "BoardGame", "COLUMNS"]
+__all__ = ["Go", "GO_KERNELS", "BoardGame", "COLUMNS", "check_komi"]
 
 #: GTP column letters (no I).
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
@@ -354,16 +354,24 @@ class BoardGame(CompiledGame):
         self.first_to_move = self.to_move
 
 
-def _check_komi(komi, size):
-    if isinstance(komi, bool) or not isinstance(komi, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(komi) or float(komi) * 2 != round(float(komi) * 2) or abs(komi) > size * size:
-        raise ValueError(f"komi must be a multiple of 0.5 with |komi| <= {size * size}, got {komi!r}")
+def check_komi(komi, size: int, shown: str | None = None, name: str = "komi") -> float:
+    """``komi`` as a float if it is a finite multiple of 0.5 with ``|komi| <= size * size`` (the
+    range of the area score on that board), else ValueError naming it as ``name`` (its value as
+    ``shown`` if given, e.g. the text a user typed) and the range.  Checked without converting a
+    huge value first."""
+    n = size * size
+    ok = (not isinstance(komi, (bool, np.bool_)) and isinstance(komi, (int, float, np.integer, np.floating))
+          and -n <= komi <= n and float(komi) * 2 == round(float(komi) * 2))  # nan fails -n <= komi
+    if not ok:
+        got = repr(komi) if shown is None else shown
+        raise ValueError(f"{name} must be a multiple of 0.5 in -{n}..{n} on a {size}x{size} board, got {got}")
+    return float(komi)
 
 
 class Go(BoardGame):
     """Go with area scoring, komi and positional superko; a compiled array game (kernels ``GO_KERNELS``).
 
-    size: 5..19; komi: a multiple of 0.5 (default 7.5); move_cap: default 3 * size * size.
+    size: 5..19; komi: a multiple of 0.5 in -size*size..size*size (default 7.5); move_cap: default 3 * size * size.
     """
 
     name = "go"
@@ -373,7 +381,7 @@ class Go(BoardGame):
 
     def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):
         size = bd.check_size(size)
-        _check_komi(komi, size)
+        check_komi(komi, size)
         if move_cap is None:
             move_cap = 3 * size * size
         if isinstance(move_cap, bool) or not isinstance(move_cap, (int, np.integer)) or move_cap < 1:
@@ -423,8 +431,8 @@ class Go(BoardGame):
         self._mark_superko()
 
     def set_komi(self, komi: float) -> None:
-        """Change the komi (a multiple of 0.5, |komi| <= points), e.g. for GTP ``komi``."""
-        _check_komi(komi, self.size)
+        """Change the komi (a multiple of 0.5, |komi| <= size * size), e.g. for GTP ``komi``."""
+        check_komi(komi, self.size)
         self.komi = float(komi)
         self.state[bd.H_KOMI2] = int(round(2 * komi))
 
