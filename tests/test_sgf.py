@@ -195,3 +195,41 @@ def test_bad_komi_in_sgf_is_a_clear_error(km, match):
 def test_komi_of_a_nogo_record_is_ignored():
     g = load_sgf("(;GM[1]SZ[5]RU[NoGo]KM[1e308];B[cc])")
     assert isinstance(g, NoGo) and g.moves == [12]
+
+
+# -- records the GTP engine writes are read back (issue 15, item 4) --------------------------------
+def test_a_game_going_on_after_two_passes_reads_back():
+    from treepolicies.gtp import GtpEngine
+
+    e = GtpEngine(game="go", size=5, player="random")
+    for cmd in ("play b pass", "play w pass", "play b c3", "play w pass", "play b pass"):
+        assert e.handle(cmd) == "= \n\n"
+    text = write_sgf(e.game)
+    assert ";B[];W[];B[cc];W[];B[]" in text
+    back = load_sgf(text)
+    assert back.moves == [25, 25, 12, 25, 25] and back.movers == [0, 1, 0, 1, 0]
+    assert back.terminal() and back.board()[2, 2] == 1 and back.to_move == 1
+    assert load_sgf("(;GM[1]SZ[9];B[];W[];B[ee])").moves == [81, 81, 40]  # the issue's record
+    assert not load_sgf("(;GM[1]SZ[9];B[];W[];B[ee])").terminal()
+
+
+def test_a_game_going_on_past_the_move_cap_reads_back():
+    # 90 random stone moves on 5x5 (captures keep the board open), past the cap of 75 moves,
+    # reopened there as GTP does; no two passes in a row, so only the cap is crossed
+    rng = np.random.default_rng(5)
+    g = Go(size=5)
+    while len(g.moves) < 90:
+        g.reopen()
+        stones = [m for m in g.all_legal_moves() if m != g.PASS] or [g.PASS]
+        g.play(int(stones[rng.integers(len(stones))]))
+    assert g.move_cap == 150 and all(a != 25 or b != 25 for a, b in zip(g.moves, g.moves[1:]))
+    text = write_sgf(g)
+    back = load_sgf(text)
+    assert back.moves == g.moves and (back.board() == g.board()).all() and back.move_cap == 150
+    capped = load_sgf(text, move_number=75)
+    assert capped.terminal() and capped.capped  # a record ending at the cap still ends there
+
+
+def test_replay_still_refuses_moves_illegal_by_the_rules():
+    with pytest.raises(ValueError, match=r"SGF move 4 \(B C3\) is illegal"):
+        load_sgf("(;GM[1]SZ[5];B[cc];W[];B[];B[cc])")  # occupied, after the game end

@@ -254,7 +254,10 @@ def parse_sgf(text: str) -> SgfRecord:
 
 def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str | None = None):
     """The position after the first ``move_number`` moves (all if None) of a record, as a game
-    object with that history (Go with the record's komi, or NoGo).  Illegal moves: ValueError."""
+    object with that history (Go with the record's komi, or NoGo).  Moves are replayed by the rule
+    GTP ``play`` uses: a Go game ended by two passes or the move cap is reopened
+    (:meth:`Go.reopen`) when the record goes on, so every record :func:`write_sgf` writes of a GTP
+    session reads back.  A move illegal by the rules: ValueError naming it."""
     from treepolicies.games.go import Go, check_komi
     from treepolicies.games.nogo import NoGo
 
@@ -273,6 +276,8 @@ def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str |
     for k, (player, code) in enumerate(moves):
         if code is None:
             code = g.size * g.size
+        if kind == "go" and g.terminal():
+            g.reopen()  # as GTP play does: two passes and the move cap do not end a recorded game
         if player != g.to_move:
             g.set_to_move(player)
         if not g.is_legal(code):
