@@ -297,3 +297,19 @@ def test_nogo_ignores_komi_of_any_size():
     e = GtpEngine(game="nogo", size=5, player="random")
     assert e.handle("komi 1e308") == "= \n\n"
     assert e.handle("boardsize 7") == "= \n\n"
+
+
+def test_a_closed_stdout_ends_the_engine_quietly():
+    # the controller exits: our end of its pipe is closed before the engine answers anything
+    proc = subprocess.Popen([sys.executable, "-m", "testbeds.cli", "gtp", "--game", "nogo", "--size", "5",
+                             "--player", "random"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    try:
+        proc.stdin.write(b"name\n" * 100 + b"quit\n")
+        proc.stdin.close()
+    except BrokenPipeError:  # the engine may already have stopped reading
+        pass
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0
+    assert stderr == ""  # no BrokenPipeError traceback, no "Exception ignored" at exit

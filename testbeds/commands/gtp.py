@@ -7,7 +7,8 @@ Drive it from GoGui, Sabaki, gomill or GNU Go's twogtp, e.g.
 ``gogui-twogtp -black "banditree gtp --game go" -white "gnugo --mode gtp --chinese-rules"``.
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board,
 komi, play, genmove, undo, showboard, final_score, loadsgf, quit (treepolicies.gtp).  Nothing but
-protocol answers is written to stdout.
+protocol answers is written to stdout; when the controller closes it (exits), the engine stops
+quietly with exit status 0.
 
 Importing this module also registers the ``gnugo:level=N`` player kind (treepolicies.gtp_client),
 so ``banditree match --game go --a miucb:episodic=true --b gnugo:level=10 ...`` works.
@@ -15,6 +16,8 @@ so ``banditree match --game go --a miucb:episodic=true --b gnugo:level=10 ...`` 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 try:  # registers the gnugo player kind for `banditree match`
     import treepolicies.gtp_client  # noqa: F401
@@ -51,4 +54,12 @@ def run(args) -> int:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
                        playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name)
-    return engine.run()
+    try:
+        return engine.run()
+    except BrokenPipeError:
+        # the controller closed our standard output (it exited): nobody is left to answer, so stop
+        # quietly; stdout goes to devnull so that the interpreter's final flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
