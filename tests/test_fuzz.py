@@ -1,0 +1,219 @@
+"""Bounded property-based fuzzing (hypothesis) of the SGF reader and the GTP engine.
+
+SGF: any text or bytes given to ``load_sgf`` gives a game or a ValueError, nothing else, and never
+more setup stones than the board has points.  GTP: every answer of the in-process engine to any
+command line is well framed (``=[id] ...`` or ``?[id] ...`` and an empty line), never an internal
+error, and a refused command leaves the position exactly as it was.  Small boards, the random
+player and fixed, derandomized example budgets keep the whole file to a few seconds.
+"""
+import io
+import os
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from treepolicies.games.go import Go
+from treepolicies.gtp import COMMANDS, GtpEngine
+from treepolicies.sgf import load_sgf, parse_sgf, write_sgf
+
+# derandomize: the same examples on every run (a fixed, reproducible budget)
+FUZZ = settings(max_examples=300, deadline=None, database=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+# -- SGF ---------------------------------------------------------------------------------------------
+# hostile values first: hypothesis draws the first entries of sampled_from and one_of most
+NUMBERS = st.sampled_from(["3000000000", "1e308", "-1e308", "100000", "inf", "nan", "1" * 30, "0", "4",
+                           "-1", "0.25", "", "9:7", "x"]) \
+    | st.sampled_from(["5", "7", "9", "19", "9:9", "7.5", "6.5", "25"])
+LETTERS = st.sampled_from("abcdeistz")
+POINTS = st.builds(lambda a, b: a + b, LETTERS, LETTERS)
+HOSTILE = st.sampled_from(["\U000186ff\U000186ff", "\U0010ffff", "\x00", "\ud800", "é", "\\", "\\]",
+                           "aa:bb:cc", "", "tt", "a"])
+RECTANGLES = st.builds(lambda a, b: f"{a}:{b}", POINTS, POINTS)
+JUNK = st.text(max_size=6)
+VALUE = {  # the values each property is tried with
+    "SZ": NUMBERS, "KM": NUMBERS, "GM": st.sampled_from(["1", "2", "", "01"]) | JUNK,
+    "RU": st.sampled_from(["NoGo", "Chinese", "nogo "]) | JUNK, "PL": st.sampled_from(["B", "W", "x"]),
+    "AB": POINTS | RECTANGLES | HOSTILE, "AW": POINTS | RECTANGLES | HOSTILE, "AE": POINTS,
+    "B": POINTS | HOSTILE, "W": POINTS | HOSTILE, "FF": NUMBERS, "PB": JUNK, "C": JUNK,
+}
+
+
+def prop(names):
+    """A property of one of ``names`` with one to three of its values (escaped as written)."""
+    def build(name, values):
+        return name + "".join("[" + v.replace("\\", "\\\\").replace("]", "\\]") + "]" for v in values)
+    return st.sampled_from(names).flatmap(
+        lambda n: st.lists(VALUE[n], min_size=1, max_size=3).map(lambda vs: build(n, vs)))
+
+
+ROOT = st.lists(prop(["SZ", "KM", "GM", "RU", "PL", "AB", "AW", "FF", "PB"]), max_size=6).map("".join)
+NODE = st.lists(prop(["B", "W", "B", "W", "AB", "AE", "C"]), min_size=1, max_size=2).map(lambda ps: ";" + "".join(ps))
+
+
+def sgf_like():
+    """SGF records of hostile root properties and moves, sometimes with a variation, a missing
+    ``)`` or junk appended."""
+    return st.builds(
+        lambda root, nodes, variation, end: "(;" + root + "".join(nodes)
+        + ("(" + "".join(variation) + ")(;B[aa])" if variation else "") + end,
+        ROOT, st.lists(NODE, max_size=12), st.lists(NODE, max_size=2),
+        st.sampled_from([")", ")", ")", ")\n(;", "", "))", ")" + "x"]))
+
+
+def check_sgf(text) -> None:
+    """load_sgf of ``text`` gives a game or a ValueError, and a record's setup fits its board."""
+    try:
+        rec = parse_sgf(text if isinstance(text, str) else text.decode("utf-8", "replace"))
+    except ValueError:
+        rec = None
+    if rec is not None:
+        assert len(rec.setup) <= rec.size * rec.size and 5 <= rec.size <= 19
+    try:
+        load_sgf(text)
+    except ValueError:
+        pass
+
+
+@FUZZ
+@given(sgf_like())
+def test_sgf_like_text_gives_a_game_or_a_value_error(text):
+    check_sgf(text)
+
+
+@settings(FUZZ, max_examples=100)
+@given(st.text(max_size=200) | st.binary(max_size=200))
+def test_any_text_or_bytes_give_a_game_or_a_value_error(text):
+    check_sgf(text)
+
+
+def _record() -> str:
+    g = Go(size=5, komi=0.5)
+    for m in (12, 6, 18, 25, 8, 25, 25, 3):  # two passes, then a move: as a GTP session may go on
+        g.reopen()
+        g.play(m)
+    return write_sgf(g, black="a]b", white="c\\d")
+
+
+RECORD = _record()
+
+
+@settings(FUZZ, max_examples=150)
+@given(st.lists(st.tuples(st.integers(0, len(RECORD)), st.integers(0, 8), st.text(max_size=4)),
+                min_size=1, max_size=4))
+def test_damaged_records_give_a_game_or_a_value_error(edits):
+    text = RECORD
+    for at, cut, insert in edits:  # delete `cut` characters at `at`, insert `insert` there
+        text = text[:at] + insert + text[at + cut:]
+    check_sgf(text)
+
+
+def test_the_undamaged_record_reads_back():  # the fuzzed record itself is valid
+    assert load_sgf(RECORD).moves == [12, 6, 18, 25, 8, 25, 25, 3]
+
+
+# -- GTP -----------------------------------------------------------------------------------------------
+ANSWER = re.compile(r"[=?]\d*( [^\n]*)?(\n[^\n]+)*\n\n")
+
+
+@pytest.fixture(scope="module")
+def sgf_files(tmp_path_factory):
+    """Paths loadsgf may be given: a Go record, a NoGo record, a damaged one, a FIFO, devices."""
+    from treepolicies.games.nogo import NoGo
+
+    d = tmp_path_factory.mktemp("fuzz")
+    (d / "go.sgf").write_text(RECORD)
+    nogo = NoGo(size=5)
+    for m in (12, 0, 24):
+        nogo.play(m)
+    (d / "nogo.sgf").write_text(write_sgf(nogo))
+    (d / "broken.sgf").write_text(RECORD[: len(RECORD) // 2])
+    (d / "seven.sgf").write_text("(;GM[1]SZ[7]KM[40];B[dd])")
+    os.mkfifo(d / "fifo")
+    return [str(d / n) for n in ("go.sgf", "nogo.sgf", "broken.sgf", "seven.sgf", "fifo", "missing.sgf")] + [
+        "/dev/null", "/dev/zero", "/dev/stdin", str(d)]
+
+
+def gtp_lines(paths):
+    """GTP command lines: an optional id, a command and hostile arguments, mostly in the number
+    the command takes (so that each argument's checks are reached), sometimes anything."""
+    colour = st.sampled_from(["b", "w", "black", "white", "B", "purple", "", "bl"])
+    vertex = st.builds(lambda c, r: c + r, st.sampled_from("ABCDEFGHJTIZabce"), st.sampled_from(
+        ["99999999999999999999", "٣", "-1", "0", "", "1", "3", "5", "7"])) | st.sampled_from(["pass", "PASS"])
+    # hostile numbers first: hypothesis draws the first entries of sampled_from and one_of most
+    number = st.sampled_from(["1e308", "-1e308", "inf", "-inf", "nan", str(10 ** 30), "1_0", "٥", "-0", "x",
+                              "25.5", "0.3", "1e-320"]) \
+        | st.sampled_from(["5", "7", "9", "19", "4", "20", "-3", "0.5", "7.5", "25", "49", "65", "0", "1",
+                           "2", "3"])
+    path = st.sampled_from(paths)
+    junk = st.text(max_size=5)
+    args = {
+        "play": st.tuples(colour, vertex), "genmove": st.tuples(colour), "komi": st.tuples(number),
+        "boardsize": st.tuples(number), "loadsgf": st.tuples(path) | st.tuples(path, number),
+        "known_command": st.tuples(st.sampled_from(COMMANDS) | junk),
+    }
+    typed = st.sampled_from(COMMANDS).flatmap(lambda n: args.get(n, st.just(())).map(lambda a: (n, a)))
+    anything = st.tuples(st.sampled_from(COMMANDS + ("frobnicate", "PLAY", "Genmove", "")) | junk,
+                         st.lists(colour | vertex | number | path | junk, max_size=3))
+    cid = st.sampled_from(["", "1 ", "42 ", "007 "])
+    return st.builds(lambda i, na, tail: i + na[0] + "".join(" " + x for x in na[1]) + tail,
+                     cid, typed | typed | anything, st.sampled_from(["", "", " # comment", "\t", "\x00"]))
+
+
+def fingerprint(e: GtpEngine):
+    """Everything a command may change: the position (its whole state array), history, engine settings."""
+    g = e.game
+    return (e.kind, e.size, e.komi, type(g).__name__, g.state.tobytes(), tuple(g.moves), tuple(g.movers),
+            tuple(g.setup), len(e.undo_stack), getattr(g, "komi", None), e.done)
+
+
+def check_line(e: GtpEngine, line: str) -> None:
+    before = fingerprint(e)
+    answer = e.handle(line)
+    if answer is None:  # nothing but blanks, control characters or a comment
+        assert fingerprint(e) == before
+        return
+    assert ANSWER.fullmatch(answer), repr(answer)
+    assert "internal error" not in answer, (line, answer)
+    if answer.startswith("?"):
+        assert fingerprint(e) == before, (line, answer)
+
+
+@pytest.mark.parametrize("game", ["go", "nogo"])
+def test_gtp_lines_are_answered_well_framed_and_refusals_change_nothing(game, sgf_files):
+    @settings(FUZZ, max_examples=150)
+    @given(st.lists(gtp_lines(sgf_files), min_size=1, max_size=8))
+    def run(lines):
+        e = GtpEngine(game=game, size=5, komi=0.5, player="random", seed=1)
+        for line in lines:
+            check_line(e, line)
+
+    run()
+
+
+def test_gtp_moves_then_hostile_lines(sgf_files):
+    """Hostile lines in a position with stones, passes and a ko history (not only the empty board)."""
+    @settings(FUZZ, max_examples=100)
+    @given(st.lists(gtp_lines(sgf_files), min_size=1, max_size=6))
+    def run(lines):
+        e = GtpEngine(game="go", size=5, komi=0.5, player="random", seed=2)
+        for cmd in ("play b c3", "play w c2", "play b pass", "play w pass", "play b b2", "genmove w"):
+            assert e.handle(cmd).startswith("=")
+        for line in lines:
+            check_line(e, line)
+
+    run()
+
+
+@settings(FUZZ, max_examples=100)
+@given(st.binary(max_size=300))
+def test_gtp_binary_input_is_answered_line_by_line(data):
+    e = GtpEngine(game="go", size=5, komi=0.5, player="random")
+    out = io.StringIO()
+    e.run(io.BytesIO(data), out)
+    text = out.getvalue()
+    assert "internal error" not in text
+    answers = re.findall(r"[=?]\d*(?: [^\n]*)?(?:\n[^\n]+)*\n\n", text)
+    assert "".join(answers) == text  # nothing but well-framed answers
