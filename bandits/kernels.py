@@ -41,7 +41,7 @@ import numpy as np
 from numba import types
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
-from numba.extending import overload
+from numba.extending import overload, typeof_impl
 
 from bandits.static import static_init, static_record, static_select
 from bandits.stats import record
@@ -74,6 +74,7 @@ class Kernel(WrapperAddressProtocol):
         fn.compile(sig)
         self.fn, self.sig = fn, sig
         self._address = _get_wrapper_address(fn, sig)
+        self.numba_type = types.FunctionType(sig)
 
     def __wrapper_address__(self) -> int:
         return self._address
@@ -93,6 +94,27 @@ class PolicyKernels(NamedTuple):
     on_record: Any
     has_init: bool
     has_record: bool
+
+
+# numba types an argument on every call from Python; building a FunctionType (and the named tuple
+# around three of them) each time cost about 30 us per call, a third of a Python-driven search
+# iteration, so both types are made once and looked up.
+_PK_TYPES: dict[int, tuple] = {}
+
+
+@typeof_impl.register(Kernel)
+def _typeof_kernel(val, c):
+    return val.numba_type
+
+
+@typeof_impl.register(PolicyKernels)
+def _typeof_policy_kernels(val, c):
+    hit = _PK_TYPES.get(id(val))
+    if hit is None or hit[0] is not val:
+        nbtype = types.NamedTuple([val.init.numba_type, val.select.numba_type, val.on_record.numba_type,
+                                   types.boolean, types.boolean], PolicyKernels)
+        hit = _PK_TYPES[id(val)] = (val, nbtype)
+    return hit[1]
 
 
 def _init(pk, params, state, arm_state, valid):  # pragma: no cover - compiled only (overloads below)
