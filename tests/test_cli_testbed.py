@@ -88,3 +88,26 @@ def test_default_output_folder_is_never_an_existing_results_folder(tmp_path):
     (base / "manifest.json").write_text("{}")
     assert output_folder(None, str(base)) == tmp_path / "figures-1"
     assert output_folder(str(base), "ignored") == base  # an explicit --out is refused later, not renamed
+
+
+@pytest.mark.parametrize("command", [
+    ["testbed", "--tasks", "2", "--arms", "3", "--horizon", "5", "--workers", "1", "--no-progress", "--out"],
+    ["figures", "--tasks", "2", "--arms", "3", "--horizon", "5", "--workers", "1", "--no-progress", "--out"],
+    ["tables", "--game", "nogo", "--size", "5", "--c", "0.5", "--playouts", "10", "--games", "2", "--workers", "1",
+     "--no-progress", "--db", "DB", "--out"],
+])
+def test_an_unwritable_out_folder_is_refused_before_any_computing(tmp_path, capsys, monkeypatch, command):
+    # issue 15, item 5: a path under a regular file cannot be a folder; the command must say so
+    # (naming --out) at once, instead of after the whole run, and must have run nothing.
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    calls = []
+    import testbeds.runner
+    import testbeds.tables
+    monkeypatch.setattr(testbeds.runner, "run_testbed", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(testbeds.tables, "run_tables", lambda *a, **k: calls.append(a))
+    command = [str(tmp_path / "db.sqlite") if c == "DB" else c for c in command]
+    rc = main(command + [str(blocker / "out")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--out" in err and "cannot be written" in err
+    assert calls == []

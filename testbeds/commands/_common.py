@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from testbeds.results import RESULT_FILES
@@ -37,3 +38,30 @@ def check_counts(args, names: "tuple[str, ...]") -> None:
         value = getattr(args, name)
         if value < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be an integer >= 1, got {value}")
+
+
+def check_writable(folder: "str | os.PathLike", flag: str = "--out", create: bool = True) -> Path:
+    """Create ``folder`` (and its parents) if needed and check that a file can be written in it,
+    *before* any computing, so that a finished run is never lost to an unwritable output folder.
+
+    create=False creates nothing (for a command whose other checks come later): the folder, or
+    its nearest existing ancestor, must be a folder this process may write into.
+    ValueError naming ``flag`` and the reason (a path under a file, a read-only filesystem, ...).
+    """
+    path = Path(folder)
+    if not create:
+        probe = path.absolute()
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        if not probe.is_dir():
+            raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be written: {os.fspath(probe)!r} is not a folder")
+        if not os.access(probe, os.W_OK | os.X_OK):
+            raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be written: {os.fspath(probe)!r} is not writable")
+        return path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be written: {exc.strerror or exc}") from None
+    return path

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import check_counts, cpus, output_folder
+from testbeds.commands._common import check_counts, check_writable, cpus, output_folder
 
 
 def register(sub) -> None:
@@ -39,6 +39,7 @@ def run(args) -> int:
 
     check_counts(args, ("tasks", "arms", "horizon", "workers"))
     folder = output_folder(args.out, "results/figures")
+    check_writable(folder)  # before the long run, not after it
     written = make_figures(folder, tasks=args.tasks, horizon=args.horizon, seed=args.seed, workers=args.workers,
                            r_sweep=args.r_sweep, arms=args.arms, overwrite=args.overwrite,
                            progress=not args.no_progress)

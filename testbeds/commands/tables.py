@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from testbeds.commands._common import cpus
+from testbeds.commands._common import check_writable, cpus
 from testbeds.tables import DEFAULT_C, DEFAULT_MI, DEFAULT_PLAYOUTS, TablesSpec, collect_cells, run_tables, \
     write_outputs
 
@@ -76,6 +76,7 @@ def run(args) -> int:
     db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
     out = args.out or os.path.splitext(db)[0] + "_tables"
     title = f"Mi-UCT against UCT, {args.size}x{args.size} {'Go' if args.game == 'go' else 'NoGo'}, seed {args.seed}"
+    check_writable(out, create=False)  # before the games, not after them (creates nothing yet)
     try:
         cells = run_tables(spec, db, workers=args.workers, scheduler=args.scheduler,
                            progress=not args.no_progress)

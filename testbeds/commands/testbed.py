@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import check_counts, cpus, output_folder
+from testbeds.commands._common import check_counts, check_writable, cpus, output_folder
 
 EPILOG = """\
 policy specs: name[:key=value,...], e.g. ucb1, ucb1:c=2, iucb, iucb:episodic=true,
@@ -55,6 +55,7 @@ def run(args) -> int:
     if existing and not args.overwrite:  # refuse before the long run, not after it
         raise FileExistsError(f"{folder} already holds results ({', '.join(existing)}); choose another --out "
                               f"or pass --overwrite")
+    check_writable(folder)  # before the long run, not after it
     policies = args.policy or ["ucb1"]
     result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress)
