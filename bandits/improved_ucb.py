@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 import numba as nb
+import numpy as np
 
 from bandits.policy import Policy
 from bandits.registry import KernelSpec, register_policy
@@ -178,7 +179,8 @@ class ImprovedUCB(Policy):
         if horizon is not None and episodic:
             raise ValueError("give either horizon (known T) or episodic=true, not both")
         if horizon is not None:
-            if isinstance(horizon, bool) or not float(horizon).is_integer() or horizon < 1:
+            if (isinstance(horizon, bool) or not isinstance(horizon, (int, float, np.integer, np.floating))
+                    or not float(horizon).is_integer() or horizon < 1):
                 raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
             horizon = int(horizon)
         super().__init__(horizon=horizon, episodic=episodic)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 import numba as nb
+import numpy as np
 
 from bandits._choice import mean_plus_bonus, n_valid
 from bandits.improved_ucb import round_size
@@ -133,7 +134,8 @@ class ModifiedImprovedUCB(Policy):
         if horizon is not None and episodic:
             raise ValueError("give either horizon (known T) or episodic=true, not both")
         if horizon is not None:
-            if isinstance(horizon, bool) or not float(horizon).is_integer() or horizon < 2:
+            if (isinstance(horizon, bool) or not isinstance(horizon, (int, float, np.integer, np.floating))
+                    or not float(horizon).is_integer() or horizon < 2):
                 raise ValueError(f"horizon must be an integer >= 2, got {horizon!r}")
             horizon = int(horizon)
         super().__init__(r=r, episodic=episodic, horizon=horizon)

@@ -22,10 +22,18 @@ import sys
 COMMANDS = ("testbed", "figures", "match", "gtp", "tables")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``banditree testbed: error: argument --arms: invalid int value:
+    'abc' (banditree testbed --help lists the options)`` instead of a usage block first."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from testbeds import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="banditree",
         description="Bandit testbeds, MCTS with any bandit node policy, and the Liu & Tsuruoka (2015) reproductions.",
     )

@@ -15,6 +15,7 @@ modules add their games with ``register_game(name, factory)`` (append below).
 """
 from __future__ import annotations
 
+import inspect
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -107,8 +108,19 @@ def make_game(name: str, **options):
     """A new game by registry name, e.g. ``make_game("connect4")``, ``make_game("nim", stones=10)``."""
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; valid games: {', '.join(GAMES)}")
+    factory = GAMES[name]
     try:
-        return GAMES[name](**options)
+        accepted = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a factory without a signature
+        accepted = None
+    if accepted is not None and not any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
+        valid = [k for k, p in accepted.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        for key in options:
+            if key not in valid:
+                raise ValueError(f"unknown option {key!r} for game {name!r}; valid options: "
+                                 f"{', '.join(valid) if valid else '(none)'}")
+    try:
+        return factory(**options)
     except TypeError as exc:
         raise ValueError(f"bad options for game {name!r}: {exc}") from None
 
