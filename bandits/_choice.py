@@ -17,7 +17,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from bandits.rng import randint
-from bandits.stats import COUNT, ISQRT, MEAN
+from bandits.stats import ISQRT, MEAN
 
 @nb.njit(cache=True, inline="always")
 def gated(score, count, valid):

@@ -11,14 +11,14 @@ import pytest
 
 import bandits
 from bandits import make_policy
-from bandits.rng import Stream, counter_normal
+from bandits.rng import counter_normal
 from testbeds.cli import main
 from testbeds.runner import run_testbed
 from testbeds.testbed import GaussianTestbed
 from treepolicies import search
 from treepolicies.games import GAMES, make_game
 
-from tests.test_search import BernoulliArms  # a one-move game: the mover picks an arm and wins with its probability
+from tests.test_search import check_one_level_tree_is_the_bandit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -81,19 +81,7 @@ def test_stateful_plugin_on_the_testbed_equals_numpy():
 
 @pytest.mark.parametrize("spec", ["t_ucb1tuned:c=0.8", "t_etc:m=5"])
 def test_one_level_tree_reproduces_the_plugin_bandit(spec):
-    # Root visit counts and means equal the same policy's pulls on one bandit (batch API) with the
-    # same reward sequence and random stream: the tree adds nothing at depth one.
-    probs, n = [0.2, 0.5, 0.45, 0.7, 0.1], 300
-    result = search(BernoulliArms(probs, np.random.default_rng(3)), spec, iterations=n, seed=Stream(11),
-                    early_stop=False)
-    policy = make_policy(spec)
-    batch = policy.init(1, len(probs))
-    rewards, stream = np.random.default_rng(3), Stream(11)
-    for _ in range(n):
-        arm = policy.select(batch, stream)
-        policy.update(batch, arm, np.array([float(rewards.random() < probs[arm[0]])]))
-    assert list(result.visits) == list(batch.counts[0])
-    np.testing.assert_allclose(result.values, batch.means[0])
+    check_one_level_tree_is_the_bandit(spec, 300)  # (tests/test_search.py: the tree adds nothing at depth one)
 
 
 @pytest.mark.parametrize("game_name", sorted(GAMES))

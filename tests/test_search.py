@@ -59,11 +59,11 @@ class BernoulliArms:
         return self.result if player == 0 else 1.0 - self.result
 
 
-@pytest.mark.parametrize("spec", ["ucb1:c=0.7", "miucb:episodic=true", "iucb", "klucb", "thompson", "egreedy:epsilon=0.2"])
-def test_one_level_tree_is_exactly_the_bandit(spec):
-    # Root visit counts equal the pull counts of the same policy on one bandit (BanditBatch) with
-    # the same reward sequence and the same random stream: the tree adds nothing at depth one.
-    probs, n = [0.2, 0.5, 0.45, 0.7, 0.1], 400
+def check_one_level_tree_is_the_bandit(spec, n):
+    """Root visit counts and means of a search on a one-move game equal the pull counts and means of
+    the same policy on one bandit (BanditBatch) with the same reward sequence and the same random
+    stream: the tree adds nothing at depth one."""
+    probs = [0.2, 0.5, 0.45, 0.7, 0.1]
     result = search(BernoulliArms(probs, np.random.default_rng(3)), spec, iterations=n, seed=Stream(11),
                     early_stop=False)
     policy = make_policy(spec).bind(n)
@@ -74,6 +74,11 @@ def test_one_level_tree_is_exactly_the_bandit(spec):
         policy.update(batch, arm, np.array([float(rewards.random() < probs[arm[0]])]))
     assert list(result.visits) == list(batch.counts[0])
     np.testing.assert_allclose(result.values, batch.means[0])
+
+
+@pytest.mark.parametrize("spec", ["ucb1:c=0.7", "miucb:episodic=true", "iucb", "klucb", "thompson", "egreedy:epsilon=0.2"])
+def test_one_level_tree_is_exactly_the_bandit(spec):
+    check_one_level_tree_is_the_bandit(spec, 400)
 
 
 def test_early_stop_gives_the_same_robust_move_as_the_full_budget():

@@ -185,14 +185,17 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False) -> No
     rng = np.zeros(4, np.uint64)  # a scratch stream: the search's own is not advanced
     rng[0] = 1
     if compiled:
+        loop = make_loop(game.kernels, policy if specialize else None)
+        ready = (loop, pk, bool(solver), game.state.dtype)
+        if ready in _READY:  # (a player searches every move: compile-check each loop once)
+            return
         m = max(1, int(game.max_moves))
-        compile_loop(make_loop(game.kernels, policy if specialize else None),
-                     getattr(game, "name", type(game).__name__) + (f" with {policy.name!r}" if specialize else ""),
-                     tree.arrays,
-                     game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
+        compile_loop(loop, getattr(game, "name", type(game).__name__) + (f" with {policy.name!r}" if specialize else ""),
+                     tree.arrays, game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
                      np.empty(m, np.int64), 0, bool(solver), -1)
+        _READY.add(ready)
         return
-    if (pk, bool(solver)) in _PYTHON_DRIVER_READY:
+    if (pk, bool(solver)) in _READY:
         return
     from bandits.compiling import notice
 
@@ -208,10 +211,11 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False) -> No
         mark_terminal(a, node, 0.5)
         backup(a, node, 0.5, pk, policy.params, bool(solver))
         leader_is_safe(a, 1)
-    _PYTHON_DRIVER_READY.add((pk, bool(solver)))
+    _READY.add((pk, bool(solver)))
 
 
-_PYTHON_DRIVER_READY: set = set()
+#: what _compile_first has compiled (or loaded) in this process
+_READY: set = set()
 
 
 def _grow(tree, node_cap) -> bool:

@@ -21,7 +21,6 @@ Move codes: ``row * size + col`` (row 0 at the top), ``size * size`` = pass.
 """
 from __future__ import annotations
 
-import math
 
 import numba as nb
 import numpy as np
