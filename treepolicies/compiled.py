@@ -23,7 +23,21 @@ calls), so one iteration never leaves compiled code::
 
 Status codes: RUNNING (n_iter done), FULL (the tree has no room to expand; the iteration was not
 counted), EARLY (the leading root move cannot be overtaken), PROVEN (the root is proven), BAD_ARM
-(the policy's select kernel returned an arm outside 0..K-1; the search reports it as an error).
+(the policy's select kernel returned an arm outside 0..K-1; the search reports it as an error),
+BAD_REWARD (a result, after the reward bounds' scaling, outside [0, 1]; an error too).
+
+With enhancement options (:mod:`treepolicies.options`: RAVE / GRAVE, a named rollout, a rollout
+cap, reward bounds) ``make_loop(kernels, policy, rollout)`` builds the enhanced loop instead: the
+same steps, the playout by the game's :class:`treepolicies.games.Rollout`, RAVE selection and the
+AMAF backup of :mod:`treepolicies.amaf` when on, and the results scaled by the bounds.  It takes
+five more arguments::
+
+    opts (9,) float64       SearchOptions.array(bounds)
+    view (NSTAT, M)         scratch for the blended statistics
+    plies (L,) int64        scratch for one iteration's plies (L >= node capacity + game.max_plies)
+    seen (2 * codes,) int64, cmap (codes,) int64   scratch, all -1 (codes = game.move_codes)
+
+The plain loop (no option on) is untouched, so plain UCT runs exactly as fast as before.
 
 How the cache works: the loop is a closure over a text key naming the game's kernels (their
 qualified names and a hash of their source), and the calls resolve that key at compile time
@@ -46,11 +60,14 @@ from numba.core import types
 from numba.extending import overload
 
 from bandits.compiling import notice, track
+from treepolicies.amaf import amaf_update, descend_rave, select_child_rave
+from treepolicies.options import O_CAP, O_LO, O_OPP, O_RAVE, O_SCALE
 from treepolicies.tree import FULL, backup, descend, expand, leader_is_safe, mark_terminal, select_child, should_expand
 
-__all__ = ["make_loop", "game_key", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN", "BAD_ARM"]
+__all__ = ["make_loop", "game_key", "rollout_key", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN", "BAD_ARM",
+           "BAD_REWARD"]
 
-RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM = 0, 1, 2, 3, 4
+RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM, BAD_REWARD = 0, 1, 2, 3, 4, 5
 
 #: key -> GameKernels
 _GAMES: dict = {}
@@ -61,7 +78,7 @@ def game_key(kernels) -> str:
     """A text naming a GameKernels tuple: the kernels' qualified names and a hash of their source."""
     h = hashlib.sha256()
     names = []
-    for fn in kernels:
+    for fn in tuple(kernels):
         py = getattr(fn, "py_func", fn)
         names.append(f"{py.__module__}.{py.__qualname__}")
         try:
@@ -71,10 +88,35 @@ def game_key(kernels) -> str:
     return "|".join(names) + "#" + h.hexdigest()[:16]
 
 
+def rollout_key(rollout) -> str:
+    """A text naming a treepolicies.games.Rollout (as game_key does a GameKernels)."""
+    return "rollout:" + game_key(rollout)
+
+
 def _kernel(key, name):
     if not isinstance(key, types.StringLiteral):
         raise nb.core.errors.TypingError(f"the game key must be a compile-time string, got {key}")
     return getattr(_GAMES[key.literal_value], name)
+
+
+def _rollout_play(rkey, state, rng, plies, cap):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+def _rollout_value(rkey, state, player):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_rollout_play, prefer_literal=True, inline="always")
+def _rollout_play_impl(rkey, state, rng, plies, cap):
+    fn = _kernel(rkey, "play")
+    return lambda rkey, state, rng, plies, cap: fn(state, rng, plies, cap)
+
+
+@overload(_rollout_value, prefer_literal=True, inline="always")
+def _rollout_value_impl(rkey, state, player):
+    fn = _kernel(rkey, "value")
+    return lambda rkey, state, player: fn(state, player)
 
 
 def _legal(key, state, out):  # pragma: no cover - compiled only (overloads below)
@@ -137,13 +179,15 @@ def _playout_impl(key, state, rng):
     return lambda key, state, rng: fn(state, rng)
 
 
-def make_loop(kernels, policy=None):
+def make_loop(kernels, policy=None, rollout=None):
     """The compiled search loop for a game's kernels (made once per process, cached on disk).
 
     policy: None (the loop takes any policy as its ``pk`` argument), or a bandits.Policy, whose
     code is then compiled into a loop of its own for this game (``specialize=True`` in
     treepolicies.search: faster selection, one more compilation per game and policy; the ``pk``
     argument is then not used).
+    rollout: None (the plain loop), or the treepolicies.games.Rollout of the enhanced loop (module
+    docstring), one per game and rollout.
     """
     pkey = None
     if policy is not None:
@@ -152,12 +196,17 @@ def make_loop(kernels, policy=None):
         pkey, python = policy_key(policy)
         if python:  # a policy running as plain Python gains nothing from a loop of its own
             pkey = None
-    loop = _LOOPS.get((kernels, pkey))
+    loop = _LOOPS.get((kernels, pkey, rollout))
     if loop is None:
         key = game_key(kernels)
         _GAMES[key] = kernels
-        loop = track(_build(key, pkey))
-        _LOOPS[(kernels, pkey)] = loop
+        if rollout is None:
+            loop = track(_build(key, pkey))
+        else:
+            rkey = rollout_key(rollout)
+            _GAMES[rkey] = rollout
+            loop = track(_build_enhanced(key, rkey, pkey))
+        _LOOPS[(kernels, pkey, rollout)] = loop
     return loop
 
 
@@ -178,6 +227,95 @@ def _build(key, pkey):
     def run_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
         return _run(key, pkey, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early)
     return run_policy
+
+
+def _build_enhanced(key, rkey, pkey):
+    if pkey is None:
+        @nb.njit(cache=True, error_model="numpy")
+        def run_enhanced(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, opts, view,
+                         plies, seen, cmap):
+            return _run_enhanced(key, rkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver,
+                                 early, opts, view, plies, seen, cmap)
+        return run_enhanced
+
+    @nb.njit(cache=True, error_model="numpy")
+    def run_enhanced_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, opts,
+                            view, plies, seen, cmap):
+        return _run_enhanced(key, rkey, pkey, tree, root_state, params, valid, rng, work, moves, n_iter, solver,
+                             early, opts, view, plies, seen, cmap)
+    return run_enhanced_policy
+
+
+@nb.njit(cache=True, inline="always")
+def _run_enhanced(key, rkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early, opts,
+                  view, plies, seen, cmap):
+    """The loop with the enhancement options (module docstring) for game ``key`` and rollout ``rkey``."""
+    move = tree.move
+    mover = tree.mover
+    proven = tree.proven
+    path = tree.path
+    rave = opts[O_RAVE] > 0.0
+    opp = opts[O_OPP] > 0.0
+    cap = np.int64(opts[O_CAP])
+    lo = opts[O_LO]
+    scale = opts[O_SCALE]
+    room = plies.shape[0]
+    s = np.empty_like(root_state)
+    done = 0
+    while done < n_iter:
+        if solver and proven[0] >= 0.0:
+            return done, PROVEN
+        if rave:
+            node, depth = descend_rave(tree, pk, params, valid, rng, work, solver, path, opts, view, cmap)
+        else:
+            node, depth = descend(tree, pk, params, valid, rng, work, solver, path)
+        if node < 0:
+            return done, BAD_ARM
+        s[:] = root_state
+        for i in range(depth):
+            if rave:
+                plies[i] = 2 * path[i] + _to_move(key, s)
+            _play(key, s, path[i])
+        n_plies = depth
+        if solver and proven[node] >= 0.0:
+            value = proven[node]
+        else:
+            if not _terminal(key, s) and should_expand(tree, node):
+                n = _legal(key, s, moves)
+                if expand(tree, node, moves, n, _to_move(key, s), pk, params, valid) == FULL:
+                    return done, FULL_STATUS
+                if rave:
+                    node = select_child_rave(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
+                else:
+                    node = select_child(tree, node, pk, params, valid, rng, work, solver)
+                if node < 0:
+                    return done, BAD_ARM
+                if rave:
+                    plies[n_plies] = 2 * move[node] + _to_move(key, s)
+                n_plies += 1
+                depth += 1
+                _play(key, s, move[node])
+            if _terminal(key, s):
+                value = (_result(key, s, mover[node]) - lo) * scale
+                if not (0.0 <= value <= 1.0):
+                    return done, BAD_REWARD
+                if solver:
+                    mark_terminal(tree, node, value)
+            else:
+                if rave:
+                    n_plies += _rollout_play(rkey, s, rng, plies[n_plies:], cap)
+                else:
+                    _rollout_play(rkey, s, rng, plies[:0], cap)
+                value = (_rollout_value(rkey, s, mover[node]) - lo) * scale
+                if not (0.0 <= value <= 1.0):
+                    return done, BAD_REWARD
+        backup(tree, node, value, pk, params, solver)
+        if rave:
+            amaf_update(tree, node, plies, min(n_plies, room), depth, seen, value, opp)
+        done += 1
+        if early >= 0 and leader_is_safe(tree, early - done):
+            return done, EARLY
+    return done, RUNNING
 
 
 @nb.njit(cache=True, inline="always")
@@ -216,6 +354,8 @@ def _run(key, pk, tree, root_state, params, valid, rng, work, moves, n_iter, sol
             else:
                 _playout(key, s, rng)
                 value = _result(key, s, mover[node])
+            if not (0.0 <= value <= 1.0):
+                return done, BAD_REWARD
         backup(tree, node, value, pk, params, solver)
         done += 1
         if early >= 0 and leader_is_safe(tree, early - done):

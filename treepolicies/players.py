@@ -8,7 +8,10 @@ Player specs (``make_player``):
 
 * a bandit spec, e.g. ``ucb1:c=1.4``, ``miucb:episodic=true,final=max``: an :class:`MCTSPlayer`
   with that node policy; the keys ``final=robust|max``, ``solver=true|false``, ``reuse=true|false``
-  ``node_cap=N`` and ``specialize=true|false`` go to the search, the rest to the policy;
+  ``node_cap=N`` and ``specialize=true|false`` go to the search, as do the enhancement keys of
+  :mod:`treepolicies.options` (``rave=true``, ``rave_k=``, ``rave_schedule=hand|mse``,
+  ``rave_bias=``, ``grave_ref=N``, ``rollout=random|heuristic``, ``rollout_cap=N``,
+  ``reward_bounds=lo:hi``); the rest go to the policy;
 * ``random``; ``alphabeta:depth=N`` (or ``alphabeta`` with ``seconds=``);
 * any kind registered in :data:`PLAYER_FACTORIES` (``factory(params, playouts=, seconds=)`` with
   ``params`` the spec's raw ``key -> value`` strings), e.g. ``gnugo:level=10`` from the Go layer.
@@ -24,12 +27,13 @@ from bandits import POLICIES, ModifiedImprovedUCB, UCB1, make_policy
 from bandits.rng import make_stream, randint
 from bandits.spec import parse_bool, parse_spec
 from treepolicies.alphabeta import MAX_DEPTH, alphabeta
+from treepolicies.options import OPTION_KEYS, SearchOptions, options_from_spec
 from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
            "PLAYER_FACTORIES", "SEARCH_OPTIONS"]
 
-SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize")
+SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize") + OPTION_KEYS
 
 
 class Player:
@@ -59,10 +63,11 @@ class MCTSPlayer(Player):
     final: "robust" | "max"; solver: MCTS-Solver; reuse: keep the subtree of the moves played as
     the next root (default False: every move searched afresh, as in Liu & Tsuruoka's experiments);
     specialize: compile the policy into the game's search loop (treepolicies.search), for long runs.
+    options: a treepolicies.options.SearchOptions (RAVE, rollouts, ...), or None for the plain search.
     """
 
     def __init__(self, policy, playouts=None, seconds=None, final="robust", solver=False, reuse=False,
-                 node_cap=DEFAULT_NODE_CAP, name=None, specialize=False):
+                 node_cap=DEFAULT_NODE_CAP, name=None, specialize=False, options=None):
         if playouts is None and seconds is None:
             raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
         if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
@@ -73,7 +78,10 @@ class MCTSPlayer(Player):
         self.playouts, self.seconds, self.final = playouts, seconds, final
         self.solver, self.reuse, self.node_cap = bool(solver), bool(reuse), node_cap
         self.specialize = bool(specialize)
-        self.name = name or make_policy(policy).spec
+        if options is not None and not isinstance(options, SearchOptions):
+            raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
+        self.options = options or SearchOptions()
+        self.name = name or ",".join([make_policy(policy).spec] + self.options.spec_items())
         self.last = None  # the last SearchResult
         self._tree = None
 
@@ -82,13 +90,13 @@ class MCTSPlayer(Player):
         try:
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
                             final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree,
-                            specialize=self.specialize)
+                            specialize=self.specialize, options=self.options)
         except ValueError:
             if tree is None:
                 raise
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
                             final=self.final, solver=self.solver, node_cap=self.node_cap,
-                            specialize=self.specialize)
+                            specialize=self.specialize, options=self.options)
         self.last = result
         self._tree = result.tree if self.reuse else None
         return result.move
@@ -196,7 +204,7 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
     if name not in POLICIES:
         raise ValueError(f"unknown player {name!r} in spec {spec!r}; valid players: a bandit policy "
                          f"({', '.join(POLICIES)}) or {', '.join(PLAYER_FACTORIES)}")
-    options = {}
+    options = {"options": options_from_spec(params, spec)}
     for key in SEARCH_OPTIONS:
         if key in params:
             raw = params.pop(key)

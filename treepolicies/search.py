@@ -22,6 +22,11 @@ Stopping: after ``iterations``, after ``seconds`` of wall-clock time, when the r
 more than the iterations left.  Final move: ``"robust"`` = most visits (ties: higher mean), ``"max"``
 = highest mean among visited moves (ties: more visits).  With the solver a proven win is played at
 once and proven losses are avoided.
+
+Enhancements (:mod:`treepolicies.options`, docs/enhancements.md): ``rave``, ``rave_schedule``,
+``rave_k``, ``rave_bias``, ``grave_ref``, ``rollout``, ``rollout_cap`` and ``reward_bounds`` are
+keywords of :func:`search` (and keys of player specs); with all of them at their defaults the search
+is exactly the plain one.  An option a game or driver cannot support is refused with one line.
 """
 from __future__ import annotations
 
@@ -34,7 +39,10 @@ import numpy as np
 from bandits import Policy, make_policy
 from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
-from treepolicies.compiled import BAD_ARM, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
+from bandits.stats import NSTAT
+from treepolicies.amaf import amaf_update, descend_rave, select_child_rave
+from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
+from treepolicies.options import SearchOptions, check_bounds
 from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtree, leader_is_safe, mark_terminal, select_child, should_expand
 
 __all__ = ["search", "SearchResult", "reroot", "DEFAULT_NODE_CAP", "FINALS"]
@@ -118,7 +126,8 @@ def _key(game):
 
 def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", solver=False,
            node_cap=DEFAULT_NODE_CAP, early_stop=True, tree=None, compiled=None,
-           specialize=False) -> SearchResult:
+           specialize=False, *, rave=False, rave_schedule="hand", rave_k=1000.0, rave_bias=0.015, grave_ref=0,
+           rollout="random", rollout_cap=None, reward_bounds=None, options=None) -> SearchResult:
     """Run MCTS from ``game``'s position with ``policy`` as the node policy (module docstring).
 
     Parameters
@@ -138,8 +147,17 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         (the policy's code inside the loop: selection about 3x cheaper than through its function
         values, MCTS on Connect Four about 1.7x faster; one more compilation, cached on disk, per
         game and policy). Default False: one loop per game serves every policy. Same results.
+    rave, rave_schedule, rave_k, rave_bias, grave_ref, rollout, rollout_cap, reward_bounds :
+        the enhancements (treepolicies.options.SearchOptions, which documents each and its default);
+        ``options``: a SearchOptions instead of these keywords.
     """
     iterations, seconds = _check_budget(iterations, seconds)
+    if options is None:
+        options = SearchOptions(rave=rave, rave_schedule=rave_schedule, rave_k=rave_k, rave_bias=rave_bias,
+                                grave_ref=grave_ref, rollout=rollout, rollout_cap=rollout_cap,
+                                reward_bounds=reward_bounds)
+    elif not isinstance(options, SearchOptions):
+        raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
     if final not in FINALS:
         raise ValueError(f"final must be one of {FINALS}, got {final!r}")
     if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
@@ -151,51 +169,114 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         compiled = has_kernels
     elif compiled and not has_kernels:
         raise ValueError(f"compiled=True needs a compiled game (with kernels); {type(game).__name__} has none")
+    bounds = _bounds(game, options)
+    run = _Enhanced(game, options, bounds, compiled)
     stream = make_stream(seed)
     key = _key(game)
 
     if tree is not None:
         if tree.policy_spec != policy.spec or tree.compiled != compiled or (key is not None and tree.root_key is not None and tree.root_key != key):
             raise ValueError("tree was built for another position, policy or driver; pass tree=None")
+        if (tree.options or SearchOptions()) != options:
+            raise ValueError("tree was built with other search options (rave, rollout, ...); pass tree=None")
     else:
         initial = (2 * iterations + 1024) if iterations is not None else 1 << 16
-        tree = Tree(min(node_cap, initial), policy.state_width, policy.arm_state_width)
+        tree = Tree(min(node_cap, initial), policy.state_width, policy.arm_state_width, amaf=options.rave)
         tree.init_root(1 - int(game.to_move))
+        tree.options = options
         tree.policy_spec, tree.compiled, tree.root_key = policy.spec, compiled, key
         tree.root_state = game.state.copy() if has_kernels else None
         tree.kernels = game.kernels if has_kernels else None
 
     specialize = bool(specialize) and compiled
-    _compile_first(game, tree, policy, compiled, solver, specialize)  # before the clock starts
+    _compile_first(game, tree, policy, compiled, solver, specialize, run)  # before the clock starts
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
     if compiled:
         done, reason = _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap,
-                                     specialize)
+                                     specialize, run)
     else:
-        done, reason = _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap)
+        done, reason = _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run)
     elapsed = time.perf_counter() - start
     return _result(tree, policy, done, elapsed, reason, final, solver)
 
 
-def _compile_first(game, tree, policy, compiled, solver, specialize=False) -> None:
+def _bounds(game, options):
+    """The reward bounds in force: the search's own, else the game's ``reward_bounds``, else None."""
+    if options.reward_bounds is not None:
+        return options.reward_bounds
+    declared = getattr(game, "reward_bounds", None)
+    if declared is None:
+        return None
+    return check_bounds(declared, f"{type(game).__name__}.reward_bounds")
+
+
+class _Enhanced:
+    """What one search runs for its options: the rollout kernel and the scratch arrays of the
+    enhanced compiled loop (``rollout`` None: the plain loop), or the Python driver's rollout rules.
+    Refuses, with one line, an option the game or driver cannot support."""
+
+    def __init__(self, game, options, bounds, compiled):
+        self.options, self.bounds = options, bounds
+        self.opts = options.array(bounds)
+        self.rollout = None
+        name = getattr(game, "name", "") or type(game).__name__
+        rollouts = getattr(game, "rollouts", None) or {}
+        needs_kernel = options.rave or options.rollout_cap is not None or options.rollout != "random" \
+            or bounds is not None
+        has_kernels = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
+        if has_kernels and needs_kernel and options.rollout not in rollouts:
+            if rollouts:
+                raise ValueError(f"rollout={options.rollout!r} is not offered by {name}; its rollouts: "
+                                 f"{', '.join(rollouts)}")
+            if compiled:
+                raise ValueError(f"rave, rollout, rollout_cap and reward_bounds need a compiled game with "
+                                 f"rollout kernels (game.rollouts, treepolicies.games.Rollout); {name} has none "
+                                 "(or search it with compiled=False)")
+        if has_kernels and options.rollout in rollouts:
+            self.kernel = rollouts[options.rollout]
+        else:
+            self.kernel = None
+        if compiled and needs_kernel:
+            self.rollout = self.kernel
+        if not has_kernels:
+            if options.rollout != "random":
+                raise ValueError(f"rollout={options.rollout!r}: a Python game ({name}) has only the random "
+                                 "rollout (its legal_moves); a compiled game may offer more (game.rollouts)")
+            if options.rollout_cap is not None and not callable(getattr(game, "value", None)):
+                raise ValueError(f"rollout_cap needs the game to score an unfinished position: give "
+                                 f"{type(game).__name__} a value(player) method returning a number in its reward range")
+
+    def scratch(self, game, tree):
+        """(view, plies, seen, cmap) for the enhanced compiled loop."""
+        m = max(1, int(game.max_moves))
+        codes = max(1, int(getattr(game, "move_codes", 0) or m))
+        plies = np.empty(tree.capacity + max(1, int(getattr(game, "max_plies", 0) or 0)) + 1, np.int64)
+        return (np.empty((NSTAT, m)), plies, np.full(2 * codes, -1, np.int64), np.full(codes, -1, np.int64))
+
+
+def _compile_first(game, tree, policy, compiled, solver, specialize=False, run=None) -> None:
     """Compile (or load from the disk cache) everything the search will run, outside its clock."""
     pk = policy.kernels
     rng = np.zeros(4, np.uint64)  # a scratch stream: the search's own is not advanced
     rng[0] = 1
+    rollout = run.rollout if run is not None else None
     if compiled:
-        loop = make_loop(game.kernels, policy if specialize else None)
+        loop = make_loop(game.kernels, policy if specialize else None, rollout)
         ready = (loop, pk, bool(solver), game.state.dtype)
         if ready in _READY:  # (a player searches every move: compile-check each loop once)
             return
         m = max(1, int(game.max_moves))
-        compile_loop(loop, getattr(game, "name", type(game).__name__) + (f" with {policy.name!r}" if specialize else ""),
-                     tree.arrays, game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
-                     np.empty(m, np.int64), 0, bool(solver), -1)
+        args = (tree.arrays, game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
+                np.empty(m, np.int64), 0, bool(solver), -1)
+        if rollout is not None:
+            args += (run.opts,) + run.scratch(game, tree)
+        what = getattr(game, "name", type(game).__name__) + (f" with {policy.name!r}" if specialize else "")
+        compile_loop(loop, what + (" (enhanced)" if rollout is not None else ""), *args)
         _READY.add(ready)
         return
-    if (pk, bool(solver)) in _READY:
+    if (pk, bool(solver), run is not None and run.options.rave) in _READY:
         return
     from bandits.compiling import notice
 
@@ -211,7 +292,16 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False) -> No
         mark_terminal(a, node, 0.5)
         backup(a, node, 0.5, pk, policy.params, bool(solver))
         leader_is_safe(a, 1)
-    _READY.add((pk, bool(solver)))
+        if run is not None and run.options.rave:
+            rave = Tree(4, policy.state_width, policy.arm_state_width, amaf=True)
+            rave.init_root(0)
+            b = rave.arrays
+            expand(b, 0, np.arange(2, dtype=np.int64), 2, 1, pk, policy.params, valid)
+            view, cmap, seen = np.empty((NSTAT, 16)), np.full(4, -1, np.int64), np.full(8, -1, np.int64)
+            node, _ = descend_rave(b, pk, policy.params, valid, rng, work, bool(solver), b.path, run.opts, view, cmap)
+            select_child_rave(b, 0, pk, policy.params, valid, rng, work, bool(solver), run.opts, view, cmap)
+            amaf_update(b, node, np.zeros(1, np.int64), 1, 1, seen, 0.5, True)
+    _READY.add((pk, bool(solver), run is not None and run.options.rave))
 
 
 #: what _compile_first has compiled (or loaded) in this process
@@ -225,8 +315,11 @@ def _grow(tree, node_cap) -> bool:
     return True
 
 
-def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, specialize=False):
-    loop = make_loop(game.kernels, policy if specialize else None)
+def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, specialize=False,
+                  run=None):
+    rollout = run.rollout if run is not None else None
+    loop = make_loop(game.kernels, policy if specialize else None, rollout)
+    extra = (run.opts,) + run.scratch(game, tree) if rollout is not None else ()
     pk = policy.kernels
     m = max(1, int(game.max_moves))
     valid = np.ones(m, np.bool_)
@@ -245,13 +338,17 @@ def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, earl
         t0 = time.perf_counter()
         left = iterations - done if early else -1
         n, status = loop(tree.arrays, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
-                         bool(solver), left)
+                         bool(solver), left, *extra)
         done += n
         if status == BAD_ARM:
             _bad_arm(policy)
+        if status == BAD_REWARD:
+            _bad_reward(game, run)
         if status == FULL_STATUS:
             if not _grow(tree, node_cap):
                 return done, "node_cap"
+            if rollout is not None:
+                extra = (run.opts,) + run.scratch(game, tree)
         elif status != 0:
             return done, _STOP[status]
         elif deadline is not None and time.perf_counter() - t0 < 0.005:
@@ -263,6 +360,14 @@ def _bad_arm(policy):
                      "(a kernel must return the index of a valid arm)")
 
 
+def _bad_reward(game, run):
+    name = getattr(game, "name", "") or type(game).__name__
+    if run is not None and run.bounds is not None:
+        raise ValueError(f"{name}: a result lies outside reward_bounds={run.bounds}")
+    raise ValueError(f"{name}: a result lies outside [0, 1]; declare the game's range with "
+                     "reward_bounds=(lo, hi) (a search keyword or a game attribute) to have it scaled")
+
+
 def _code(tree, move) -> int:
     code = tree.codes.get(move)
     if code is None:
@@ -272,31 +377,92 @@ def _code(tree, move) -> int:
     return code
 
 
-def _reward(game, player) -> float:
-    value = game.reward(player)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0.0 <= value <= 1.0:
-        raise ValueError(f"{type(game).__name__}.reward({player}) must be a number in [0, 1], got {value!r}")
-    return float(value)
+def _reward(game, player, bounds=None, method="reward") -> float:
+    """game.reward(player) (or game.value(player) for a capped rollout), scaled by ``bounds``."""
+    value = getattr(game, method)(player)
+    lo, hi = bounds if bounds is not None else (0.0, 1.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not lo <= value <= hi:
+        hint = "" if bounds is not None else " (declare another range with reward_bounds=(lo, hi))"
+        raise ValueError(f"{type(game).__name__}.{method}({player}) must be a number in [{lo:g}, {hi:g}], "
+                         f"got {value!r}{hint}")
+    return (float(value) - lo) / (hi - lo)
 
 
-def _playout(game, rng) -> None:
+def _playout(game, rng, run=None, tree=None, plies=None) -> bool:
+    """Play the playout on ``game`` in place; True if the rollout cap stopped it before the end.
+
+    With ``plies`` (a list; RAVE) append ``2 * code + player`` for each move, ``code`` the tree's
+    code of the move.  A compiled game plays its rollout kernel (``run.kernel``), a Python game
+    uniformly random moves from ``legal_moves``.
+    """
+    cap = run.options.rollout_cap if run is not None else None
     kernels = getattr(game, "kernels", None)
     if kernels is not None and isinstance(getattr(game, "state", None), np.ndarray):
-        kernels.playout(game.state, rng.state)
-        return
+        if run is None or run.kernel is None or (plies is None and cap is None):
+            kernels.playout(game.state, rng.state)  # (the "random" rollout makes the same draws)
+            return False
+        buf = np.empty(max(1, int(getattr(game, "max_plies", 0) or 0)) + 1, np.int64)
+        n = int(run.kernel.play(game.state, rng.state, buf, -1 if cap is None else cap))
+        if plies is not None:
+            for x in buf[:min(n, buf.size)]:
+                plies.append(2 * _code(tree, int(x) >> 1) + (int(x) & 1))
+        return not game.terminal()
+    k = 0
     while not game.terminal():
+        if cap is not None and k >= cap:
+            return True
         moves = game.legal_moves()
         if not moves:
             raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
-        game.play(moves[randint(rng.state, len(moves))])
+        mv = moves[randint(rng.state, len(moves))]
+        if plies is not None:
+            plies.append(2 * _code(tree, mv) + int(game.to_move))
+        game.play(mv)
+        k += 1
+    return False
 
 
-def _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap):
+def _leaf_value(g, player, run, capped) -> float:
+    """The result of the iteration for ``player``, scaled to [0, 1] by the bounds in force."""
+    bounds = run.bounds if run is not None else None
+    if not capped:
+        return _reward(g, player, bounds)
+    if hasattr(g, "kernels") and run.kernel is not None:
+        value = float(run.kernel.value(g.state, player))
+        lo, hi = bounds if bounds is not None else (0.0, 1.0)
+        if not lo <= value <= hi:
+            _bad_reward(g, run)
+        return (value - lo) / (hi - lo)
+    return _reward(g, player, bounds, "value")
+
+
+class _PythonScratch:
+    """The Python driver's scratch arrays, grown with the children counts and the move codes."""
+
+    def __init__(self):
+        self.m = 16
+        self.valid, self.work, self.view = np.ones(16, np.bool_), np.empty(16), np.empty((NSTAT, 16))
+        self.seen = self.cmap = np.full(1, -1, np.int64)
+
+    def children(self, n):
+        if n > self.m:
+            self.m = 2 * n
+            self.valid, self.work, self.view = np.ones(self.m, np.bool_), np.empty(self.m), np.empty((NSTAT, self.m))
+
+    def codes(self, n):
+        if n > self.cmap.size:
+            self.cmap = np.full(2 * n, -1, np.int64)
+            self.seen = np.full(4 * n, -1, np.int64)
+
+
+def _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run=None):
     """The Python-driven loop: the same steps as treepolicies.compiled, with game method calls."""
     pk, params, rng = policy.kernels, policy.params, stream.state
     solver = bool(solver)
-    m = 16
-    valid, work = np.ones(m, np.bool_), np.empty(m)
+    rave = run is not None and run.options.rave
+    opts = run.opts if run is not None else None
+    opp = bool(run is not None and run.options.grave_ref > 0)
+    sc = _PythonScratch()
     done = 0
     while iterations is None or done < iterations:
         if deadline is not None and time.perf_counter() >= deadline:
@@ -304,11 +470,19 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
         arrays = tree.arrays
         if solver and tree.proven[0] >= 0.0:
             return done, "proven"
-        node, depth = descend(arrays, pk, params, valid, rng, work, solver, tree.path)
+        sc.codes(len(tree.objects))
+        if rave:
+            node, depth = descend_rave(arrays, pk, params, sc.valid, rng, sc.work, solver, tree.path, opts, sc.view,
+                                       sc.cmap)
+        else:
+            node, depth = descend(arrays, pk, params, sc.valid, rng, sc.work, solver, tree.path)
         if node < 0:
             _bad_arm(policy)
         g = game.copy()
+        plies = [] if rave else None
         for i in range(depth):
+            if rave:
+                plies.append(2 * int(tree.path[i]) + int(g.to_move))
             g.play(tree.objects[tree.path[i]])
         if solver and tree.proven[node] >= 0.0:
             value = float(tree.proven[node])
@@ -317,26 +491,35 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
                 legal = g.legal_moves()
                 if not legal:
                     raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
-                if len(legal) > m:
-                    m = 2 * len(legal)
-                    valid, work = np.ones(m, np.bool_), np.empty(m)
+                sc.children(len(legal))
                 codes = np.array([_code(tree, mv) for mv in legal], np.int64)
-                if expand(arrays, node, codes, len(codes), int(g.to_move), pk, params, valid) == FULL:
+                sc.codes(len(tree.objects))
+                if expand(arrays, node, codes, len(codes), int(g.to_move), pk, params, sc.valid) == FULL:
                     if _grow(tree, node_cap):
                         continue
                     return done, "node_cap"
-                node = select_child(arrays, node, pk, params, valid, rng, work, solver)
+                if rave:
+                    node = select_child_rave(arrays, node, pk, params, sc.valid, rng, sc.work, solver, opts, sc.view,
+                                             sc.cmap)
+                else:
+                    node = select_child(arrays, node, pk, params, sc.valid, rng, sc.work, solver)
                 if node < 0:
                     _bad_arm(policy)
+                if rave:
+                    plies.append(2 * int(tree.move[node]) + int(g.to_move))
+                depth += 1
                 g.play(tree.objects[tree.move[node]])
             if g.terminal():
-                value = _reward(g, int(tree.mover[node]))
+                value = _leaf_value(g, int(tree.mover[node]), run, False)
                 if solver:
                     mark_terminal(arrays, node, value)
             else:
-                _playout(g, stream)
-                value = _reward(g, int(tree.mover[node]))
+                capped = _playout(g, stream, run, tree, plies)
+                value = _leaf_value(g, int(tree.mover[node]), run, capped)
         backup(arrays, node, value, pk, params, solver)
+        if rave:
+            sc.codes(len(tree.objects))
+            amaf_update(arrays, node, np.array(plies, np.int64), len(plies), depth, sc.seen, value, opp)
         done += 1
         if early and leader_is_safe(arrays, iterations - done):
             return done, "early"
@@ -402,7 +585,8 @@ def reroot(tree: Tree, move, game_after=None):
     hits = np.flatnonzero(tree.move[f:f + n] == code)
     if hits.size == 0:
         return None
-    new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[0])
+    new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf)
+    new.options = tree.options
     size = extract_subtree(tree.arrays, f + int(hits[0]), new.arrays)
     if size < 0:  # pragma: no cover - a subtree always fits in a tree of the same capacity
         return None

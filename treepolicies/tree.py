@@ -17,6 +17,8 @@ and ``A = max(1, arm_state_width)`` of the node policy:
     meta    (2,) int64      meta[0] = nodes in use
     path    (C,) int64      scratch: the moves taken by one descent (a depth never exceeds the
                             node count)
+    amaf    (4, C) float64  RAVE / GRAVE statistics of the node as a move of its parent
+                            (:mod:`treepolicies.amaf`); (4, 1) and unused in a tree without RAVE
 
 The node policy is passed to every kernel as ``pk`` and its ``params``: its
 :class:`bandits.kernels.PolicyKernels` (first-class function values: these kernels are compiled
@@ -26,7 +28,7 @@ run policy code use numba's numpy error model, as index policies are written for
 (:mod:`bandits.index`).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
 = 77 + 8 (S + A) bytes with NSTAT = 5: 93 B for UCB1, KL-UCB and epsilon-greedy (S = A = 1),
 101 B for Thompson sampling (A = 2), 141 B for modified improved UCB (S = 7), 157 B for improved
-UCB (S = 7, A = 3).
+UCB (S = 7, A = 3); RAVE adds 32 B (the four AMAF rows).
 
 Rewards are in [0, 1] and seen from the player who moved into a node (``mover``), so a node's policy,
 choosing among its children rows ``first : first + nchild``, maximises its own player's value.
@@ -60,7 +62,7 @@ import numpy as np
 from bandits.kernels import init_row, record_row, select_row
 from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record
 
-__all__ = ["Tree", "TreeArrays", "descend", "select_child", "expand", "backup", "mark_terminal", "should_expand",
+__all__ = ["Tree", "TreeArrays", "descend", "select_child", "select_among", "expand", "backup", "mark_terminal", "should_expand",
            "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK", "NO_CHILD"]
 
 OK, FULL = 0, 1
@@ -68,9 +70,9 @@ NO_CHILD = -1
 UNKNOWN = -1.0
 
 
-def bytes_per_node(state_width: int, arm_state_width: int) -> int:
-    """Bytes one node takes (module docstring): 77 + 8 (max(1, S) + max(1, A))."""
-    return 77 + 8 * (max(1, state_width) + max(1, arm_state_width))
+def bytes_per_node(state_width: int, arm_state_width: int, amaf: bool = False) -> int:
+    """Bytes one node takes (module docstring): 77 + 8 (max(1, S) + max(1, A)), + 32 with RAVE."""
+    return 77 + 8 * (max(1, state_width) + max(1, arm_state_width)) + (32 if amaf else 0)
 
 
 class TreeArrays(NamedTuple):
@@ -92,19 +94,23 @@ class TreeArrays(NamedTuple):
     astate: np.ndarray
     meta: np.ndarray
     path: np.ndarray
+    amaf: np.ndarray
 
 
 #: TreeArrays fields whose nodes run along the last axis (field-major); the others along the first
-_NODES_LAST = ("stats", "astate")
+_NODES_LAST = ("stats", "astate", "amaf")
+#: rows of TreeArrays.amaf
+AMAF_N, AMAF_W, OPP_N, OPP_W = 0, 1, 2, 3
 
 
-def _allocate(capacity: int, s: int, a: int) -> TreeArrays:
+def _allocate(capacity: int, s: int, a: int, amaf: bool = False) -> TreeArrays:
     return TreeArrays(
         parent=np.empty(capacity, np.int32), move=np.empty(capacity, np.int64),
         first=np.empty(capacity, np.int32), nchild=np.empty(capacity, np.int32),
         mover=np.empty(capacity, np.int8), proven=np.empty(capacity, np.float64),
         stats=np.empty((NSTAT, capacity), np.float64), pstate=np.empty((capacity, s), np.float64),
-        astate=np.empty((a, capacity), np.float64), meta=np.zeros(2, np.int64), path=np.empty(capacity, np.int64))
+        astate=np.empty((a, capacity), np.float64), meta=np.zeros(2, np.int64), path=np.empty(capacity, np.int64),
+        amaf=np.zeros((4, capacity if amaf else 1), np.float64))
 
 
 class Tree:
@@ -116,6 +122,8 @@ class Tree:
         Nodes allocated now (grown by :meth:`grow` up to the search's node cap).
     state_width, arm_state_width : int
         The node policy's widths (``Policy.state_width``, ``Policy.arm_state_width``).
+    amaf : bool
+        Keep the RAVE statistics (``amaf`` rows for every node; :mod:`treepolicies.amaf`).
 
     Attributes besides the arrays (``tree.parent`` ... ``tree.path`` read ``tree.arrays``), set by
     the search that builds the tree:
@@ -126,12 +134,15 @@ class Tree:
     root_state    compiled games: the root position's state array (to re-root), else None
     kernels       compiled games: their GameKernels, else None
     codes, objects  Python driver: move object -> code and code -> move object
+    options       the search options (treepolicies.options.SearchOptions) it was built with
     """
 
-    def __init__(self, capacity: int, state_width: int, arm_state_width: int):
+    def __init__(self, capacity: int, state_width: int, arm_state_width: int, amaf: bool = False):
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
-        self.arrays = _allocate(capacity, max(1, state_width), max(1, arm_state_width))
+        self.has_amaf = bool(amaf)
+        self.options = None
+        self.arrays = _allocate(capacity, max(1, state_width), max(1, arm_state_width), self.has_amaf)
         self.policy_spec: str | None = None
         self.compiled: bool = False
         self.root_key: bytes | None = None
@@ -165,7 +176,7 @@ class Tree:
         n = self.size
         fields = {}
         for name, old in zip(TreeArrays._fields, self.arrays):
-            if name == "meta":
+            if name == "meta" or (name == "amaf" and not self.has_amaf):
                 fields[name] = old
             elif name in _NODES_LAST:
                 new = np.empty((old.shape[0], capacity), old.dtype)
@@ -192,6 +203,8 @@ def init_nodes(tree, start, n, parent_node, mover_value):
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
         tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
         tree.astate, tree.meta)
+    amaf = tree.amaf
+    with_amaf = amaf.shape[1] == parent.shape[0]
     for c in range(start, start + n):
         parent[c] = parent_node
         move[c] = -1
@@ -206,6 +219,9 @@ def init_nodes(tree, start, n, parent_node, mover_value):
             pstate[c, j] = 0.0
         for j in range(astate.shape[0]):
             astate[j, c] = 0.0
+        if with_amaf:
+            for j in range(4):
+                amaf[j, c] = 0.0
 
 
 @nb.njit(cache=True)
@@ -247,6 +263,14 @@ def select_child(tree, node, pk, params, valid, rng, work, solver):
     (the node is then proven itself and not normally descended into), the first child is returned.
     Returns NO_CHILD (-1) when the policy's select kernel returns an arm outside 0..n-1.
     """
+    f = tree.first[node]
+    return select_among(tree, node, tree.stats[:, f:f + tree.nchild[node]], pk, params, valid, rng, work, solver)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def select_among(tree, node, view, pk, params, valid, rng, work, solver):
+    """:func:`select_child` with the policy shown ``view`` ((NSTAT, n) statistics of the children,
+    e.g. the RAVE-blended ones of :mod:`treepolicies.amaf`) instead of the children's own."""
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
         tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
         tree.astate, tree.meta)
@@ -262,7 +286,7 @@ def select_child(tree, node, pk, params, valid, rng, work, solver):
             for j in range(n):
                 valid[j] = True
             return f
-    arm = select_row(pk, params, pstate[node], astate[:, f:f + n], stats[:, f:f + n], valid[:n],
+    arm = select_row(pk, params, pstate[node], astate[:, f:f + n], view, valid[:n],
                      stats[COUNT, node], rng, work[:n])
     if arm < 0 or arm >= n:  # a broken policy kernel: callers stop and report it (never a wrong node)
         return NO_CHILD
@@ -411,8 +435,12 @@ def extract_subtree(src, new_root, dst):
             df[head] = -1
         dn[head] = n if f >= 0 else 0
         head += 1
+    sam, dam = src.amaf, dst.amaf
+    with_amaf = sam.shape[1] == sp.shape[0] and dam.shape[1] == cap
     for i in range(size):
         o = old[i]
+        if with_amaf:
+            dam[:, i] = sam[:, o]
         dm[i] = sm[o]
         dmv[i] = smv[o]
         dpr[i] = spr[o]

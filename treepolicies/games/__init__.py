@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-__all__ = ["GameKernels", "CompiledGame", "GAMES", "register_game", "make_game",
+__all__ = ["GameKernels", "Rollout", "CompiledGame", "GAMES", "register_game", "make_game",
            "Nim", "TicTacToe", "ConnectFour"]
 
 
@@ -43,6 +43,28 @@ class GameKernels(NamedTuple):
     playout: Callable
 
 
+class Rollout(NamedTuple):
+    """A playout a compiled game offers for the search's enhancements (docs/enhancements.md).
+
+    play(state, rng, plies, cap) -> n   play moves in place to the end of the game, or until ``cap``
+                                        plies are played (``cap < 0``: no cap); write each ply as
+                                        ``2 * move + player`` (player 0 or 1, who made it) to
+                                        ``plies[:n]`` as far as ``plies`` has room, and return n
+                                        (the plies played; RAVE credits the ones recorded)
+    value(state, player) -> float       at a terminal state the result for ``player`` (1 win, 0.5
+                                        draw, 0 loss); at an unfinished one (a capped rollout) the
+                                        position scored as it stands, in [0, 1]
+
+    A game lists its rollouts by name in ``game.rollouts`` (``"random"`` is the uniform playout of
+    ``GameKernels.playout`` with the same random draws, so ``rollout=random`` changes nothing);
+    ``game.move_codes`` bounds its move codes (0 <= move < move_codes) and ``game.max_plies`` the
+    plies of one game, for the AMAF tables and buffers.
+    """
+
+    play: Callable
+    value: Callable
+
+
 class CompiledGame:
     """Base class of compiled games: the seeds' Python interface implemented through ``kernels``.
 
@@ -53,6 +75,11 @@ class CompiledGame:
     kernels: GameKernels
     max_moves: int = 0
     name: str = ""
+    #: name -> Rollout (playouts that report their moves: RAVE, heuristic rollouts, rollout_cap)
+    rollouts: dict = {}
+    #: move codes are 0 .. move_codes - 1; plies of one game at most max_plies (with rollouts)
+    move_codes: int = 0
+    max_plies: int = 0
 
     def copy(self):
         new = object.__new__(type(self))

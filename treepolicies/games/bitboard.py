@@ -29,3 +29,11 @@ def result(state, player):
     if s == DRAW:
         return 0.5
     return 1.0 if s == player else 0.0
+
+
+@nb.njit(cache=True)
+def value(state, player):
+    """``result`` at a terminal state; an unfinished position (a capped rollout) counts as a draw."""
+    if state[STATUS] < 0:
+        return 0.5
+    return result(state, player)

@@ -49,7 +49,7 @@ __all__ = [
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
     "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
-    "position_hash", "ZOBRIST", "ZSTRIDE",
+    "position_hash", "ZOBRIST", "ZSTRIDE", "atari_liberty", "liberties_after",
 ]
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
@@ -144,6 +144,63 @@ def in_atari(state, g):
     lc = state[HDR + 4 * npts + g]
     ls = state[HDR + 5 * npts + g]
     return lc > 0 and lc * state[HDR + 6 * npts + g] == ls * ls
+
+
+@nb.njit(cache=True)
+def atari_liberty(state, g):
+    """The one liberty of chain ``g`` in atari: all its pseudo-liberties are that point, so it is
+    their sum divided by their count."""
+    npts = state[H_NPTS]
+    return state[HDR + 5 * npts + g] // state[HDR + 4 * npts + g]
+
+
+@nb.njit(cache=True)
+def liberties_after(state, p, colour, captures):
+    """Distinct liberties, counted up to 2, of the chain a stone of ``colour`` on the empty point
+    ``p`` would belong to: p's empty neighbours and the liberties other than p of the own chains
+    it joins.  With ``captures`` (Go) a move next to an enemy chain in atari captures it and counts
+    as 2 (it is never a self-atari).  1 means the move is a self-atari; 0 a suicide.
+    """
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    nx = ch + npts
+    a = -1
+    for k in range(4):
+        q = _nbr(p, w, k)
+        v = state[HDR + q]
+        if v == EMPTY:
+            if a < 0:
+                a = q
+            elif q != a:
+                return 2
+        elif captures and v == 3 - colour and in_atari(state, state[ch + q]):
+            return 2
+    for k in range(4):
+        q = _nbr(p, w, k)
+        if state[HDR + q] != colour:
+            continue
+        g = state[ch + q]
+        repeat = False
+        for j in range(k):
+            r = _nbr(p, w, j)
+            if state[HDR + r] == colour and state[ch + r] == g:
+                repeat = True
+        if repeat:
+            continue
+        s = g
+        while True:
+            for j in range(4):
+                r = _nbr(s, w, j)
+                if r != p and state[HDR + r] == EMPTY:
+                    if a < 0:
+                        a = r
+                    elif r != a:
+                        return 2
+            s = state[nx + s]
+            if s == g:
+                break
+    return 0 if a < 0 else 1
 
 
 @nb.njit(cache=True)
@@ -393,10 +450,11 @@ def go_playable(state, p, colour):
 
 
 @nb.njit(cache=True)
-def random_point(state, rng, colour, nogo):
+def random_point(state, rng, colour, nogo, safe=False):
     """A uniformly random point among the empty ones that are legal for ``colour`` (Go: not an own
     eye either), or -1 if there is none.  Rejection by swapping the refused point to the end of the
     still-candidate part of the empty list (libego); nothing allocated.  ``rng``: uint64[4] stream.
+    ``safe``: refuse self-ataris as well (:func:`liberties_after` < 2; in Go a capture is never one).
     """
     npts = state[H_NPTS]
     em = HDR + 7 * npts
@@ -409,6 +467,8 @@ def random_point(state, rng, colour, nogo):
             ok = nogo_legal_point(state, p, colour)
         else:
             ok = go_playable(state, p, colour)
+        if ok and safe:
+            ok = liberties_after(state, p, colour, not nogo) >= 2
         if ok:
             return p
         k -= 1

@@ -15,8 +15,8 @@ import numba as nb
 import numpy as np
 
 from bandits.rng import randint
-from treepolicies.games import CompiledGame, GameKernels
-from treepolicies.games.bitboard import FIRST, MOVES, SECOND, STATUS, result, terminal, to_move
+from treepolicies.games import CompiledGame, GameKernels, Rollout
+from treepolicies.games.bitboard import FIRST, MOVES, SECOND, STATUS, result, terminal, to_move, value
 
 __all__ = ["ConnectFour"]
 
@@ -82,18 +82,68 @@ def play(state, move):
         state[_STATUS] = 2
 
 
+@nb.njit(cache=True, inline="always")
+def _random_column(state, rng):
+    """A uniformly random non-full column (rejection sampling over the 7 columns)."""
+    mask = state[_A] | state[_B]
+    col = randint(rng, WIDTH)
+    while mask & _top(col):
+        col = randint(rng, WIDTH)
+    return col
+
+
+@nb.njit(cache=True)
+def random_rollout(state, rng, plies, cap):
+    """Uniformly random non-full columns until the game ends or ``cap`` plies (treepolicies.games.Rollout)."""
+    n = 0
+    while state[_STATUS] < 0 and n != cap:
+        col = _random_column(state, rng)
+        if n < plies.shape[0]:
+            plies[n] = 2 * col + (state[_N] & 1)
+        play(state, col)
+        n += 1
+    return n
+
+
 @nb.njit(cache=True)
 def playout(state, rng):
     """Uniformly random non-full columns until the game ends (rejection sampling over 7 columns)."""
-    while state[_STATUS] < 0:
-        mask = state[_A] | state[_B]
-        col = randint(rng, WIDTH)
-        while mask & _top(col):
-            col = randint(rng, WIDTH)
+    random_rollout(state, rng, np.empty(0, np.int64), -1)
+
+
+@nb.njit(cache=True)
+def winning_column(state, player):
+    """A column (centre first) where a stone of ``player`` completes four in a row, or -1."""
+    mask = state[_A] | state[_B]
+    for col in _ORDER:
+        if mask & _top(col) == 0:
+            bit = (mask + _bottom(col)) & (np.int64(0b111111) << (7 * col))
+            if four_in_a_row(state[player] | bit):
+                return col
+    return -1
+
+
+@nb.njit(cache=True)
+def heuristic_rollout(state, rng, plies, cap):
+    """Light playout: take an immediate win, else block the opponent's immediate win, else a
+    uniformly random column (the Rollout contract of treepolicies.games)."""
+    n = 0
+    while state[_STATUS] < 0 and n != cap:
+        p = state[_N] & 1
+        col = winning_column(state, p)
+        if col < 0:
+            col = winning_column(state, 1 - p)
+        if col < 0:
+            col = _random_column(state, rng)
+        if n < plies.shape[0]:
+            plies[n] = 2 * col + p
         play(state, col)
+        n += 1
+    return n
 
 
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
+ROLLOUTS = {"random": Rollout(random_rollout, value), "heuristic": Rollout(heuristic_rollout, value)}
 
 
 class ConnectFour(CompiledGame):
@@ -103,6 +153,9 @@ class ConnectFour(CompiledGame):
     kernels = KERNELS
     max_moves = WIDTH
     name = "connect4"
+    rollouts = ROLLOUTS
+    move_codes = WIDTH
+    max_plies = WIDTH * HEIGHT
 
     def __init__(self):
         self.state = np.array([0, 0, 0, -1], dtype=np.int64)

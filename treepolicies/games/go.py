@@ -30,7 +30,7 @@ from treepolicies.games.board import (
     BLACK, EMPTY, H_CAP, H_FORBID_AT, H_HASH, H_KO, H_MOVES, H_NFORBID, H_PASSES, H_SIZE,
     H_STRIDE, H_TOMOVE, HDR, WHITE,
 )
-from treepolicies.games import CompiledGame, GameKernels
+from treepolicies.games import CompiledGame, GameKernels, Rollout
 
 __all__ = ["Go", "GO_KERNELS", "BoardGame", "COLUMNS", "check_komi"]
 
@@ -117,19 +117,86 @@ def go_result(state, player):
 
 
 @nb.njit(cache=True)
-def go_playout(state, rng):
-    """Uniformly random non-own-eye legal moves (pass when none) until two passes or the cap."""
-    while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP]:
-        colour = state[H_TOMOVE] + 1
+def go_heuristic_point(state, rng, colour, last):
+    """The light playout policy's point for ``colour`` (-1: pass), ``last`` the padded point of the
+    opponent's last move (-1 if none or a pass), in order:
+
+    1. capture: the chain of the last move is in atari: take its liberty;
+    2. escape: an own chain next to the last move is in atari: extend at its liberty if the chain
+       then has at least two liberties;
+    3. a uniformly random legal point that fills no own eye and is no self-atari (a capture never
+       is one), else any legal non-eye point (a self-atari), else pass.
+    """
+    if last >= 0 and state[HDR + last] == 3 - colour:
+        npts = state[bd.H_NPTS]
+        ch = HDR + npts
+        g = state[ch + last]
+        if bd.in_atari(state, g):
+            q = bd.atari_liberty(state, g)
+            if bd.go_playable(state, q, colour):
+                return q
+        w = state[H_STRIDE]
+        for k in range(4):
+            r = bd._nbr(last, w, k)
+            if state[HDR + r] == colour:
+                g = state[ch + r]
+                if bd.in_atari(state, g):
+                    q = bd.atari_liberty(state, g)
+                    if bd.go_playable(state, q, colour) and bd.liberties_after(state, q, colour, True) >= 2:
+                        return q
+    p = bd.random_point(state, rng, colour, False, True)
+    if p < 0:
         p = bd.random_point(state, rng, colour, False)
+    return p
+
+
+@nb.njit(cache=True)
+def go_rollout(state, rng, plies, cap, heuristic):
+    """Moves until two passes, the move cap or ``cap`` plies: uniformly random non-own-eye legal
+    moves (pass when none), or with ``heuristic`` those of :func:`go_heuristic_point`.  Writes the
+    plies ``2 * code + player`` to ``plies`` as far as it has room; returns the plies played."""
+    k = 0
+    last = -1
+    pass_code = state[H_SIZE] * state[H_SIZE]
+    while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP] and k != cap:
+        colour = state[H_TOMOVE] + 1
+        if heuristic:
+            p = go_heuristic_point(state, rng, colour, last)
+        else:
+            p = bd.random_point(state, rng, colour, False)
         if p < 0:
             state[H_PASSES] += 1
             state[H_KO] = -1
+            code = pass_code
         else:
             bd.place(state, p, colour)
             state[H_PASSES] = 0
+            code = bd.code_of(state, p)
+        if k < plies.shape[0]:
+            plies[k] = 2 * code + state[H_TOMOVE]
         state[H_TOMOVE] = 1 - state[H_TOMOVE]
         state[H_MOVES] += 1
+        last = p
+        k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def go_random_rollout(state, rng, plies, cap):
+    """The uniform playout as a treepolicies.games.Rollout (same draws as :func:`go_playout`)."""
+    return go_rollout(state, rng, plies, cap, False)
+
+
+@nb.njit(cache=True)
+def go_heuristic_rollout(state, rng, plies, cap):
+    """The light heuristic playout (:func:`go_heuristic_point`) as a treepolicies.games.Rollout."""
+    return go_rollout(state, rng, plies, cap, True)
+
+
+@nb.njit(cache=True)
+def go_playout(state, rng):
+    """Uniformly random non-own-eye legal moves (pass when none) until two passes or the cap."""
+    go_rollout(state, rng, np.empty(0, np.int64), -1, False)
 
 
 @nb.njit(cache=True)
@@ -154,6 +221,8 @@ def go_repeating_moves(state, moves, n, seen, out):
 
 
 GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
+#: go_result scores any position by area, so a capped rollout is scored as it stands
+GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result)}
 
 
 class BoardGame(CompiledGame):
@@ -171,6 +240,7 @@ class BoardGame(CompiledGame):
         self.size = bd.check_size(size)
         self.state = bd.new_state(self.size, komi2, cap)
         self.max_moves = self.size * self.size + (1 if self.allows_pass else 0)
+        self.move_codes = self.max_moves
         self.moves: list[int] = []
         self.movers: list[int] = []  # who made each move (GTP allows moves out of turn)
         self.setup: list[tuple[int, int]] = []  # (colour 1 Black / 2 White, code) stones of the start
@@ -376,6 +446,7 @@ class Go(BoardGame):
     name = "go"
     allows_pass = True
     kernels = GO_KERNELS
+    rollouts = GO_ROLLOUTS
     is_legal_kernel = staticmethod(go_is_legal)
 
     def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):
@@ -438,6 +509,11 @@ class Go(BoardGame):
     @property
     def move_cap(self) -> int:
         return int(self.state[H_CAP])
+
+    @property
+    def max_plies(self) -> int:
+        """Plies of a playout from here at most (the move cap), for the search's buffers."""
+        return max(1, int(self.state[H_CAP] - self.state[H_MOVES]))
 
     @property
     def capped(self) -> bool:

@@ -14,9 +14,11 @@ Move codes: ``row * size + col`` (row 0 at the top); there is no pass.
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 from treepolicies.games import board as bd
 from treepolicies.games.board import EMPTY, H_MOVES, H_NEMPTY, H_NPTS, H_SIZE, H_STRIDE, H_TOMOVE, HDR
+from treepolicies.games import Rollout
 from treepolicies.games.go import BoardGame, GameKernels
 
 __all__ = ["NoGo", "NOGO_KERNELS"]
@@ -78,19 +80,58 @@ def nogo_result(state, player):
 
 
 @nb.njit(cache=True)
-def nogo_playout(state, rng):
-    """Uniformly random legal moves until the player to move has none (that player loses)."""
-    while True:
+def nogo_rollout(state, rng, plies, cap, heuristic):
+    """Moves until the player to move has none (that player loses) or ``cap`` plies: uniformly
+    random legal moves, or with ``heuristic`` the light policy: a uniformly random legal move that
+    leaves no own chain with a single liberty (:func:`board.liberties_after` >= 2), else any legal
+    move.  Writes the plies ``2 * code + player`` to ``plies`` as far as it has room."""
+    k = 0
+    while k != cap:
         colour = state[H_TOMOVE] + 1
-        p = bd.random_point(state, rng, colour, True)
+        p = bd.random_point(state, rng, colour, True, True) if heuristic else -1
         if p < 0:
-            return
+            p = bd.random_point(state, rng, colour, True)
+        if p < 0:
+            return k
         bd.place(state, p, colour)
+        if k < plies.shape[0]:
+            plies[k] = 2 * bd.code_of(state, p) + state[H_TOMOVE]
         state[H_TOMOVE] = 1 - state[H_TOMOVE]
         state[H_MOVES] += 1
+        k += 1
+    return k
+
+
+@nb.njit(cache=True)
+def nogo_random_rollout(state, rng, plies, cap):
+    """The uniform playout as a treepolicies.games.Rollout (same draws as :func:`nogo_playout`)."""
+    return nogo_rollout(state, rng, plies, cap, False)
+
+
+@nb.njit(cache=True)
+def nogo_heuristic_rollout(state, rng, plies, cap):
+    """The light heuristic playout (:func:`nogo_rollout`) as a treepolicies.games.Rollout."""
+    return nogo_rollout(state, rng, plies, cap, True)
+
+
+@nb.njit(cache=True)
+def nogo_playout(state, rng):
+    """Uniformly random legal moves until the player to move has none (that player loses)."""
+    nogo_rollout(state, rng, np.empty(0, np.int64), -1, False)
+
+
+@nb.njit(cache=True)
+def nogo_value(state, player):
+    """The result at a terminal state; an unfinished position (a capped rollout) counts as 0.5
+    (NoGo has no score to count)."""
+    if nogo_terminal(state):
+        return nogo_result(state, player)
+    return 0.5
 
 
 NOGO_KERNELS = GameKernels(nogo_legal, nogo_play, nogo_to_move, nogo_terminal, nogo_result, nogo_playout)
+NOGO_ROLLOUTS = {"random": Rollout(nogo_random_rollout, nogo_value),
+                 "heuristic": Rollout(nogo_heuristic_rollout, nogo_value)}
 
 
 class NoGo(BoardGame):
@@ -99,7 +140,13 @@ class NoGo(BoardGame):
     name = "nogo"
     allows_pass = False
     kernels = NOGO_KERNELS
+    rollouts = NOGO_ROLLOUTS
     is_legal_kernel = staticmethod(nogo_is_legal)
+
+    @property
+    def max_plies(self) -> int:
+        """Plies of a playout from here at most: one stone per empty point."""
+        return max(1, int(self.state[H_NEMPTY]))
 
     def __init__(self, size: int = 9):
         self._init_common(bd.check_size(size), 0, 0)

@@ -10,8 +10,8 @@ import numba as nb
 import numpy as np
 
 from bandits.rng import randint
-from treepolicies.games import CompiledGame, GameKernels
-from treepolicies.games.bitboard import FIRST, MOVES, SECOND, STATUS, result, terminal, to_move
+from treepolicies.games import CompiledGame, GameKernels, Rollout
+from treepolicies.games.bitboard import FIRST, MOVES, SECOND, STATUS, result, terminal, to_move, value
 
 __all__ = ["TicTacToe"]
 
@@ -50,17 +50,29 @@ def play(state, move):
 
 
 @nb.njit(cache=True)
-def playout(state, rng):
-    """Uniformly random empty cells until the game ends (rejection sampling over the 9 cells)."""
-    while state[_STATUS] < 0:
+def random_rollout(state, rng, plies, cap):
+    """Uniformly random empty cells until the game ends or ``cap`` plies (treepolicies.games.Rollout)."""
+    n = 0
+    while state[_STATUS] < 0 and n != cap:
         occupied = state[_X] | state[_O]
         cell = randint(rng, 9)
         while (occupied >> cell) & 1:
             cell = randint(rng, 9)
+        if n < plies.shape[0]:
+            plies[n] = 2 * cell + (state[_N] & 1)
         play(state, cell)
+        n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def playout(state, rng):
+    """Uniformly random empty cells until the game ends (rejection sampling over the 9 cells)."""
+    random_rollout(state, rng, np.empty(0, np.int64), -1)
 
 
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
+ROLLOUTS = {"random": Rollout(random_rollout, value)}
 
 
 class TicTacToe(CompiledGame):
@@ -69,6 +81,9 @@ class TicTacToe(CompiledGame):
     kernels = KERNELS
     max_moves = 9
     name = "tictactoe"
+    rollouts = ROLLOUTS
+    move_codes = 9
+    max_plies = 9
 
     def __init__(self):
         self.state = np.array([0, 0, 0, -1], dtype=np.int64)

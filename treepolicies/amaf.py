@@ -1,0 +1,179 @@
+"""RAVE and GRAVE: all-moves-as-first statistics in the tree, and what the node policy sees.
+
+AMAF (all moves as first; Gelly & Silver 2007, 2011).  Every node c, as the move ``move[c]`` of its
+parent p, keeps in ``tree.amaf`` (rows of :mod:`treepolicies.tree`):
+
+    AMAF_N, AMAF_W   iterations through p in which the player to move at p (``mover[c]``) played
+                     ``move[c]`` at p or at any later ply of the iteration, tree part or playout,
+                     and the sum of that player's results over them;
+    OPP_N, OPP_W     the same for the *other* player playing ``move[c]`` after p (kept only for GRAVE,
+                     whose reference node may have the other player to move).
+
+A move counts once per iteration and node, at its first occurrence after p by that player
+(Gelly & Silver 2011, Algorithm "UCT-RAVE": ``a_u not in {a_t, a_t+2, ..., a_u-2}``), so a point
+played, captured and played again is credited once.  The plies of an iteration are written as
+``2 * move + player`` (the :class:`treepolicies.games.Rollout` contract): the tree part from the
+moves of the descent, the playout from the game's rollout kernel.
+
+What the policy sees (``blend``): the children's statistics with each visited child's mean
+replaced by
+
+    (1 - beta) Q + beta Q_AMAF,     Q_AMAF = AMAF_W / AMAF_N,
+
+(SUM = that mean times the child's visits; COUNT, SUMSQ and ISQRT are the child's own), with beta
+from the schedule of :class:`treepolicies.options.SearchOptions`:
+
+    "hand"  beta = sqrt(k / (3 N + k)),                 N = the parent's visits (Gelly & Silver 2007)
+    "mse"   beta = n~ / (n + n~ + 4 b^2 n n~),          n = the child's visits, n~ = its AMAF count
+                                                        (minimum-MSE schedule, Gelly & Silver 2011)
+
+and beta = 0 for a child without AMAF samples.  A child never visited stays unvisited for the policy
+(its own first-visit rule, e.g. untried arms first), so every policy keeps its meaning: RAVE changes
+the values it compares, never its exploration counts.
+
+GRAVE (Cazenave 2015, ``grave_ref = R``): the AMAF statistics come from the reference node r, the
+closest ancestor of p (p itself included) with at least R visits (the root if none has): for each
+child c of p, the child of r with the same move, its AMAF rows if the same player moves at r and p,
+its OPP rows if the other.  A move that is no child of r uses p's own AMAF rows.
+
+Memory: 4 float64 per node (32 bytes).  Reference: S. Gelly and D. Silver, "Combining online and
+offline knowledge in UCT", ICML 2007; "Monte-Carlo tree search and rapid action value estimation
+in computer Go", AIJ 175 (2011); T. Cazenave, "Generalized rapid action value estimation", IJCAI 2015.
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+from bandits.stats import COUNT, MEAN, NSTAT, SUM
+from treepolicies.options import O_BIAS, O_K, O_MSE, O_REF
+from treepolicies.tree import AMAF_N, AMAF_W, NO_CHILD, OPP_N, OPP_W, select_among
+
+__all__ = ["rave_beta", "grave_reference", "blend", "select_child_rave", "descend_rave", "amaf_update"]
+
+
+@nb.njit(cache=True)
+def rave_beta(n_parent, n_child, n_amaf, opts):
+    """beta of the schedule in ``opts`` (module docstring); 0 when there is no AMAF sample."""
+    if n_amaf <= 0.0:
+        return 0.0
+    if opts[O_MSE] > 0.0:
+        b = opts[O_BIAS]
+        return n_amaf / (n_child + n_amaf + 4.0 * b * b * n_child * n_amaf)
+    k = opts[O_K]
+    return math.sqrt(k / (3.0 * n_parent + k))
+
+
+@nb.njit(cache=True)
+def grave_reference(tree, node, ref):
+    """The closest ancestor of ``node`` (itself included) with at least ``ref`` visits; the root if none."""
+    r = node
+    while tree.parent[r] >= 0 and tree.stats[COUNT, r] < ref:
+        r = tree.parent[r]
+    return r
+
+
+@nb.njit(cache=True, error_model="numpy")
+def blend(tree, node, opts, view, cmap):
+    """The (NSTAT, n) statistics of ``node``'s children as the policy sees them with RAVE, written to
+    ``view[:, :n]`` and returned (module docstring).  ``cmap``: (move codes,) int64 all -1, scratch
+    for GRAVE (left all -1)."""
+    first, nchild, move, mover, stats, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.stats, tree.amaf
+    f = first[node]
+    n = nchild[node]
+    big_n = stats[COUNT, node]
+    r = node
+    if opts[O_REF] > 0.0:
+        r = grave_reference(tree, node, opts[O_REF])
+    rf = first[r]
+    rn = nchild[r] if r != node else 0
+    for j in range(rn):
+        cmap[move[rf + j]] = j
+    for j in range(n):
+        c = f + j
+        for i in range(NSTAT):
+            view[i, j] = stats[i, c]
+        na = amaf[AMAF_N, c]
+        wa = amaf[AMAF_W, c]
+        if rn > 0:
+            jr = cmap[move[c]]
+            if jr >= 0:
+                cr = rf + jr
+                if mover[cr] == mover[c]:
+                    na, wa = amaf[AMAF_N, cr], amaf[AMAF_W, cr]
+                else:
+                    na, wa = amaf[OPP_N, cr], amaf[OPP_W, cr]
+        nc = stats[COUNT, c]
+        if nc > 0.0 and na > 0.0:
+            b = rave_beta(big_n, nc, na, opts)
+            m = (1.0 - b) * stats[MEAN, c] + b * (wa / na)
+            view[MEAN, j] = m
+            view[SUM, j] = m * nc
+    for j in range(rn):
+        cmap[move[rf + j]] = -1
+    return view[:, :n]
+
+
+@nb.njit(cache=True, error_model="numpy")
+def select_child_rave(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap):
+    """:func:`treepolicies.tree.select_child` with the policy shown the blended statistics."""
+    return select_among(tree, node, blend(tree, node, opts, view, cmap), pk, params, valid, rng, work, solver)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def descend_rave(tree, pk, params, valid, rng, work, solver, path, opts, view, cmap):
+    """:func:`treepolicies.tree.descend` with RAVE selection at every node."""
+    first, move, proven = tree.first, tree.move, tree.proven
+    node = 0
+    depth = 0
+    while first[node] >= 0 and not (solver and proven[node] >= 0.0):
+        child = select_child_rave(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
+        if child == NO_CHILD:
+            return NO_CHILD, depth
+        node = child
+        path[depth] = move[node]
+        depth += 1
+    return node, depth
+
+
+@nb.njit(cache=True)
+def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
+    """Credit the AMAF rows of the iteration that ended at ``leaf`` (module docstring).
+
+    plies[:n_plies]  the iteration's plies ``2 * move + player`` from the root: the first ``depth``
+                     lead from the root to ``leaf``, the rest are the playout's
+    seen             (2 * move codes,) int64 scratch, all -1 (left all -1)
+    value            the result for ``mover[leaf]`` in [0, 1] (the other player's is 1 - value)
+    opp              also credit the OPP rows (GRAVE)
+    """
+    parent, first, nchild, move, mover, amaf = tree.parent, tree.first, tree.nchild, tree.move, tree.mover, tree.amaf
+    size = seen.shape[0]
+    who = mover[leaf]
+    p = parent[leaf]
+    d = depth - 1
+    for i in range(n_plies - 1, -1, -1):
+        x = plies[i]
+        if 0 <= x < size:
+            seen[x] = i  # after the loop reaches i: the first ply >= i of each (move, player)
+        if i == d and p >= 0:
+            f = first[p]
+            for c in range(f, f + nchild[p]):
+                m = move[c]
+                q = mover[c]
+                v = value if q == who else 1.0 - value
+                y = 2 * m + q
+                if y < size and seen[y] >= i:
+                    amaf[AMAF_N, c] += 1.0
+                    amaf[AMAF_W, c] += v
+                if opp:
+                    y = 2 * m + 1 - q
+                    if y < size and seen[y] > i:
+                        amaf[OPP_N, c] += 1.0
+                        amaf[OPP_W, c] += 1.0 - v
+            p = parent[p]
+            d -= 1
+    for i in range(n_plies):
+        x = plies[i]
+        if 0 <= x < size:
+            seen[x] = -1
