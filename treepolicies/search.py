@@ -392,13 +392,15 @@ def _playout(game, rng, run=None, tree=None, plies=None) -> bool:
     """Play the playout on ``game`` in place; True if the rollout cap stopped it before the end.
 
     With ``plies`` (a list; RAVE) append ``2 * code + player`` for each move, ``code`` the tree's
-    code of the move.  A compiled game plays its rollout kernel (``run.kernel``), a Python game
-    uniformly random moves from ``legal_moves``.
+    code of the move.  A compiled game plays its rollout kernel (``run.kernel``; its playout kernel
+    when nothing is recorded or capped), any other game (a compiled one without rollout kernels
+    too) uniformly random moves from ``legal_moves``.
     """
     cap = run.options.rollout_cap if run is not None else None
     kernels = getattr(game, "kernels", None)
-    if kernels is not None and isinstance(getattr(game, "state", None), np.ndarray):
-        if run is None or run.kernel is None or (plies is None and cap is None):
+    if kernels is not None and isinstance(getattr(game, "state", None), np.ndarray) and (
+            (plies is None and cap is None) or (run is not None and run.kernel is not None)):
+        if plies is None and cap is None:
             kernels.playout(game.state, rng.state)  # (the "random" rollout makes the same draws)
             return False
         buf = np.empty(max(1, int(getattr(game, "max_plies", 0) or 0)) + 1, np.int64)
