@@ -7,7 +7,9 @@ Prints:
 1. random playouts per second from the empty board (Go: uniform non-own-eye moves, pass when none,
    to two passes; NoGo: uniform legal moves to the end), measured by a compiled loop that copies
    the empty position into a scratch state and runs ``kernels.playout`` (what the search does per
-   iteration, minus the tree);
+   iteration, minus the tree); beside them the heuristic (light) playouts of ``rollout=heuristic``
+   (``game.rollouts["heuristic"]``: capture, escape atari, no self-atari, no own-eye filling; NoGo:
+   no own chain left with one liberty), recording their plies as RAVE does;
 2. MCTS iterations per second for UCT (``ucb1:c=0.5``) and Mi-UCT (``miucb:episodic=true``) searching
    5000 playouts from the empty board (no early stop), and that rate over the playout rate;
 3. MCTS iterations per second averaged over whole games at 1000 playouts per move (players of
@@ -28,8 +30,8 @@ import numpy as np
 
 from bandits.rng import stream_state
 from treepolicies import search
-from treepolicies.games.go import Go, go_playout
-from treepolicies.games.nogo import NoGo, nogo_playout
+from treepolicies.games.go import Go, go_playout, go_rollout
+from treepolicies.games.nogo import NoGo, nogo_playout, nogo_rollout
 from treepolicies.players import make_player
 
 POLICIES = {"UCT": "ucb1:c=0.5", "Mi-UCT": "miucb:episodic=true"}
@@ -57,8 +59,33 @@ def _nogo_playouts(root, n, rng):
     return moves
 
 
-def playout_rate(game, n, repeats):
-    fn = _go_playouts if game.name == "go" else _nogo_playouts
+@nb.njit(cache=True)
+def _go_heuristic_playouts(root, n, rng):
+    s = np.empty_like(root)
+    plies = np.empty(4 * root[8] + 1, np.int64)  # the move cap, H_CAP
+    moves = 0
+    for _ in range(n):
+        s[:] = root
+        moves += go_rollout(s, rng, plies, -1, True)
+    return moves
+
+
+@nb.njit(cache=True)
+def _nogo_heuristic_playouts(root, n, rng):
+    s = np.empty_like(root)
+    plies = np.empty(root[6] + 1, np.int64)  # the empty points, H_NEMPTY
+    moves = 0
+    for _ in range(n):
+        s[:] = root
+        moves += nogo_rollout(s, rng, plies, -1, True)
+    return moves
+
+
+def playout_rate(game, n, repeats, heuristic=False):
+    if heuristic:
+        fn = _go_heuristic_playouts if game.name == "go" else _nogo_heuristic_playouts
+    else:
+        fn = _go_playouts if game.name == "go" else _nogo_playouts
     fn(game.state, 10, stream_state(0, 0, 0))
     rates, lengths = [], []
     for r in range(repeats):
@@ -110,6 +137,9 @@ def main(argv=None):
         rate, length = playout_rate(make(), args.playouts, args.repeats)
         base[name] = rate
         print(f"{name:5s} random playouts/s from the empty board: {rate:10.0f}   (mean length {length:.1f} moves)")
+        hrate, hlength = playout_rate(make(), args.playouts // 2, args.repeats, heuristic=True)
+        print(f"{name:5s} heuristic playouts/s:                   {hrate:10.0f}   (mean length {hlength:.1f} moves)"
+              f"   = {hrate / rate:.0%} of the random rate")
     for name, make in games.items():
         for label, spec in POLICIES.items():
             rate = search_rate(make(), spec, 5000, args.repeats)

@@ -9,6 +9,10 @@ optional ``open_spiel`` package is importable, OpenSpiel's C++ MCTS bot (``pyspi
 random rollout per iteration, UCT c = sqrt 2, no solver) runs the same number of iterations on the
 same games in the same run, and its Python bot (``open_spiel.python.algorithms.mcts``) a smaller
 number (``--python-iterations``); the last column is our rate over OpenSpiel's C++ rate.
+Then the enhancements (docs/enhancements.md) on Connect Four and 9x9 Go, in the same run: UCT
+(``ucb1:c=0.5``) plain, with RAVE, GRAVE, heuristic rollouts and RAVE + heuristic rollouts,
+iterations per second (``--enhancement-iterations`` per search) and their ratio to plain UCT, and
+the memory per node with and without the AMAF statistics.
 A measurement, not a test: nothing here asserts a speed.
 """
 from __future__ import annotations
@@ -19,11 +23,17 @@ import statistics
 import time
 
 from treepolicies import ConnectFour, TicTacToe, search
+from treepolicies.games.go import Go
+from treepolicies.tree import bytes_per_node
 
 GAMES = {"tictactoe": (TicTacToe, "tic_tac_toe"), "connect4": (ConnectFour, "connect_four")}
 POLICIES = {"UCT": f"ucb1:c={math.sqrt(2.0)!r}", "Mi-UCT": "miucb:episodic=true"}
 #: search keywords of each row: the loop that serves every policy, and one compiled for the policy
 VARIANTS = {"": {}, " (specialize)": {"specialize": True}}
+#: the enhancement rows: search keywords beside plain UCT
+ENHANCEMENTS = {"plain UCT": {}, "RAVE": {"rave": True}, "GRAVE (ref 50)": {"grave_ref": 50},
+                "heuristic rollouts": {"rollout": "heuristic"},
+                "RAVE + heuristic": {"rave": True, "rollout": "heuristic"}}
 
 
 def ours(game_cls, spec, iterations, repeats, **options):
@@ -68,7 +78,11 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=100_000)
     parser.add_argument("--python-iterations", type=int, default=2_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--enhancement-iterations", type=int, default=20_000)
+    parser.add_argument("--only-enhancements", action="store_true", help="skip the first table")
     args = parser.parse_args(argv)
+    if args.only_enhancements:
+        return enhancements(args)
     try:
         import pyspiel  # noqa: F401
         have_openspiel = True
@@ -94,6 +108,22 @@ def main(argv=None) -> int:
                 print(line, flush=True)
     if not have_openspiel:
         print("(open_spiel not importable: OpenSpiel columns skipped)")
+    return enhancements(args)
+
+
+def enhancements(args) -> int:
+    print(f"\nEnhancements, UCT ucb1:c=0.5, {args.enhancement_iterations} iterations per search, "
+          f"median of {args.repeats}")
+    print(f"{'game':10s} {'search':21s} {'it/s':>10s} {'/ plain':>8s}")
+    spec = "ucb1:c=0.5"
+    for game_name, cls in (("connect4", ConnectFour), ("go 9x9", Go)):
+        plain = None
+        for label, options in ENHANCEMENTS.items():
+            rate = ours(cls, spec, args.enhancement_iterations, args.repeats, **options)
+            plain = plain or rate
+            print(f"{game_name:10s} {label:21s} {rate:10.0f} {rate / plain:8.2f}", flush=True)
+    print(f"memory per node (UCB1): {bytes_per_node(0, 0)} B plain, {bytes_per_node(0, 0, amaf=True)} B with the "
+          "AMAF statistics (RAVE / GRAVE)")
     return 0
 
 
