@@ -108,7 +108,7 @@ def random_rollout(state, rng, plies, cap):
 @nb.njit(cache=True)
 def playout(state, rng):
     """Uniformly random non-full columns until the game ends (rejection sampling over 7 columns)."""
-    random_rollout(state, rng, np.empty(0, np.int64), -1)
+    random_rollout(state, rng, state[:0], -1)  # (a 0-length view: records nothing, allocates nothing)
 
 
 @nb.njit(cache=True)

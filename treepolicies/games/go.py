@@ -196,7 +196,7 @@ def go_heuristic_rollout(state, rng, plies, cap):
 @nb.njit(cache=True)
 def go_playout(state, rng):
     """Uniformly random non-own-eye legal moves (pass when none) until two passes or the cap."""
-    go_rollout(state, rng, np.empty(0, np.int64), -1, False)
+    go_rollout(state, rng, state[:0], -1, False)  # (a 0-length view: records nothing, allocates nothing)
 
 
 @nb.njit(cache=True)

@@ -117,7 +117,7 @@ def nogo_heuristic_rollout(state, rng, plies, cap):
 @nb.njit(cache=True)
 def nogo_playout(state, rng):
     """Uniformly random legal moves until the player to move has none (that player loses)."""
-    nogo_rollout(state, rng, np.empty(0, np.int64), -1, False)
+    nogo_rollout(state, rng, state[:0], -1, False)  # (a 0-length view: records nothing, allocates nothing)
 
 
 @nb.njit(cache=True)

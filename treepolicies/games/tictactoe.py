@@ -68,7 +68,7 @@ def random_rollout(state, rng, plies, cap):
 @nb.njit(cache=True)
 def playout(state, rng):
     """Uniformly random empty cells until the game ends (rejection sampling over the 9 cells)."""
-    random_rollout(state, rng, np.empty(0, np.int64), -1)
+    random_rollout(state, rng, state[:0], -1)  # (a 0-length view: records nothing, allocates nothing)
 
 
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
