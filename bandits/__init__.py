@@ -21,13 +21,14 @@ from bandits.modified_improved_ucb import ModifiedImprovedUCB
 from bandits.klucb import KLUCB
 from bandits.thompson import ThompsonSampling
 from bandits.egreedy import EpsilonGreedy
+from bandits.puct import PUCT
 from bandits.rng import Stream, make_stream
 from bandits.spec import POLICIES, make_policy, parse_spec, policy_names
-from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, SUM, SUMSQ, new_stats
+from bandits.stats import COUNT, FIRST, ISQRT, MEAN, NSTAT, NVIEW, PRIOR, SUM, SUMSQ, new_stats
 
 __all__ = [
     "Policy", "BanditBatch", "UCB1", "ImprovedUCB", "ModifiedImprovedUCB", "KLUCB",
     "ThompsonSampling", "EpsilonGreedy", "make_policy", "parse_spec", "policy_names", "POLICIES",
-    "Stream", "make_stream", "new_stats", "COUNT", "SUM", "SUMSQ", "MEAN", "ISQRT", "NSTAT",
+    "Stream", "make_stream", "new_stats", "COUNT", "SUM", "SUMSQ", "MEAN", "ISQRT", "NSTAT", "PRIOR", "FIRST", "NVIEW", "PUCT",
     "register_policy", "index_policy", "stateful_policy", "KernelSpec", "Param", "PolicyKernels", "load_plugin",
 ]

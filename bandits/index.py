@@ -16,7 +16,8 @@ indices (a schedule that moves with t, e.g. modified improved UCB's Delta), and 
 an index function that takes a sixth parameter: ``index(stats, i, t, params, state, prepared)``.  The
 library supplies the rule every index policy shares, written once in :func:`index_select`:
 
-    score_i = +inf            for an untried valid arm (untried arms first),
+    score_i = +inf            for an untried valid arm (untried arms first; in a search's view of
+                              NVIEW rows its FIRST row: the first-play urgency, bandits.stats),
               -inf            for an invalid arm (masked out), or where the index is NaN,
               index(...)      otherwise;
     pull argmax_i score_i, exact ties broken uniformly at random (bandits._choice.pick_max).
@@ -36,7 +37,7 @@ from numba.extending import overload
 
 from bandits._choice import fmax, pick_max
 from bandits.compiling import track
-from bandits.stats import COUNT
+from bandits.stats import COUNT, FIRST, ISQRT
 
 __all__ = ["index_select", "make_select", "make_inline_select"]
 
@@ -80,11 +81,18 @@ def _prepare_call_impl(key, params, state, valid, t):
 
 
 @nb.njit(cache=True, inline="always")
-def _gate(s, count, valid):
-    """The shared rule on one arm's index s: NaN -> -inf, untried -> +inf, masked -> -inf."""
+def _gate(s, count, valid, first):
+    """The shared rule on one arm's index s: NaN -> -inf, untried -> ``first`` (+inf, or the
+    first-play urgency a search hands over in the FIRST row), masked -> -inf."""
     s = s if s == s else -np.inf
-    s = np.inf if count == 0.0 else s
+    s = first if count == 0.0 else s
     return s if valid else -np.inf
+
+
+@nb.njit(cache=True, inline="always")
+def _first_row(stats):
+    """The index of untried arms: the FIRST row of a search's view, else the ISQRT row (+inf there)."""
+    return stats[FIRST] if stats.shape[0] > FIRST else stats[ISQRT]
 
 
 @nb.njit(cache=True, inline="always")
@@ -102,11 +110,12 @@ def index_select(key, params, state, arm_state, stats, valid, t, rng, work):
     """The arm maximising the index of ``key``'s policy (module docstring); scores left in ``work``."""
     prepared = _prepare_call(key, params, state, valid, t)
     count = stats[COUNT]
+    first = _first_row(stats)
     best = -np.inf
     for i in range(count.shape[0]):
         # every arm's index is computed (branch-free, so the loop compiles to SIMD code), then the
         # untried and the masked ones are overridden
-        s = _gate(_index_call(key, stats, i, t, params, state, prepared), count[i], valid[i])
+        s = _gate(_index_call(key, stats, i, t, params, state, prepared), count[i], valid[i], first[i])
         work[i] = s
         best = fmax(best, s)
     return _pick(valid, work, best, rng)
@@ -116,9 +125,10 @@ def index_select(key, params, state, arm_state, stats, valid, t, rng, work):
 def _gate_scores(stats, valid, work, rng):
     """_gate and _pick over raw indices already in ``work`` (the plain-Python path)."""
     count = stats[COUNT]
+    first = _first_row(stats)
     best = -np.inf
     for i in range(count.shape[0]):
-        s = _gate(work[i], count[i], valid[i])
+        s = _gate(work[i], count[i], valid[i], first[i])
         work[i] = s
         best = fmax(best, s)
     return _pick(valid, work, best, rng)

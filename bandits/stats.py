@@ -16,6 +16,17 @@ compiles to SIMD instructions (a 60-armed UCB1 selection is about twice as fast 
 per arm).  A testbed holds one ``(B, NSTAT, K)`` array for B bandits; a search tree holds one
 ``(NSTAT, nodes)`` array whose columns ``first[p] : first[p] + n[p]`` are the arms (children) of
 node p.  Either way a policy sees one bandit as a ``(NSTAT, K)`` view.
+
+A search with enhancement options hands its node policies a view of ``NVIEW`` rows instead: the
+five above (RAVE-blended where RAVE is on) and two rows of what the tree knows about the children
+(docs/enhancements.md):
+
+    stats[PRIOR, i]  P_i          prior probability of child i (a game's prior kernel or an
+                                  evaluator; uniform 1/K when none), read by PUCT
+    stats[FIRST, i]  v            the index an untried arm gets: the first-play urgency (+inf =
+                                  untried arms first, the rule without the row)
+
+A policy that reads a row beyond NSTAT must check ``stats.shape[0]`` (the testbeds pass NSTAT rows).
 """
 from __future__ import annotations
 
@@ -24,10 +35,12 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["COUNT", "SUM", "SUMSQ", "MEAN", "ISQRT", "NSTAT", "new_stats", "record"]
+__all__ = ["COUNT", "SUM", "SUMSQ", "MEAN", "ISQRT", "NSTAT", "PRIOR", "FIRST", "NVIEW", "new_stats", "record"]
 
 COUNT, SUM, SUMSQ, MEAN, ISQRT = 0, 1, 2, 3, 4
 NSTAT = 5
+PRIOR, FIRST = 5, 6
+NVIEW = 7
 
 
 def new_stats(*shape: int) -> np.ndarray:

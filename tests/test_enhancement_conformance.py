@@ -16,7 +16,7 @@ def conf_ucb(stats, i, t, params, state):
 
 
 SPECS = ["ucb1:c=0.5", "miucb:episodic=true", "iucb:episodic=true", "iucb", "klucb:family=bernoulli",
-         "thompson:prior=beta", "thompson:prior=gaussian", "egreedy:epsilon=0.1", "greedy", "conf_ucb:c=0.7"]
+         "thompson:prior=beta", "thompson:prior=gaussian", "egreedy:epsilon=0.1", "greedy", "conf_ucb:c=0.7", "puct:c=1.5"]
 
 OPTIONS = {
     "rave": dict(rave=True),
@@ -27,6 +27,12 @@ OPTIONS = {
     "rave+heuristic+cap": dict(rave=True, rollout="heuristic", rollout_cap=30),
     "grave+heuristic": dict(grave_ref=8, rollout="heuristic", rave_k=50),
     "bounds": dict(reward_bounds=(0.0, 1.0)),
+    "fpu-parent": dict(fpu="parent"),
+    "fpu-reduction+rave": dict(fpu_reduction=0.2, rave=True),
+    "fpu-value": dict(fpu=0.4),
+    "prior": dict(prior="heuristic"),
+    "widen": dict(widen_k=2.0, widen_alpha=0.5),
+    "widen+prior+rave+heuristic": dict(widen_k=1.0, prior="heuristic", rave=True, rollout="heuristic"),
 }
 
 #: (game, option) pairs a game cannot support, and the words its one-line refusal must contain
@@ -35,6 +41,8 @@ REFUSED = {
     ("tictactoe", "grave+heuristic"): "rollout='heuristic'",
     ("nim", "heuristic"): "rollout='heuristic'", ("nim", "rave+heuristic+cap"): "rollout='heuristic'",
     ("nim", "grave+heuristic"): "rollout='heuristic'", ("nim", "cap"): "rollout_cap",
+    ("nim", "prior"): "prior='heuristic'", ("nim", "widen+prior+rave+heuristic"): "'heuristic' is not offered by nim",
+    ("tictactoe", "widen+prior+rave+heuristic"): "rollout='heuristic'",
 }
 
 N = 64

@@ -48,9 +48,9 @@ import numba as nb
 
 from bandits.stats import COUNT, MEAN, NSTAT, SUM
 from treepolicies.options import O_BIAS, O_K, O_MSE, O_REF
-from treepolicies.tree import AMAF_N, AMAF_W, NO_CHILD, OPP_N, OPP_W, select_among
+from treepolicies.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
 
-__all__ = ["rave_beta", "grave_reference", "blend", "select_child_rave", "descend_rave", "amaf_update"]
+__all__ = ["rave_beta", "grave_reference", "blend", "amaf_update"]
 
 
 @nb.njit(cache=True)
@@ -77,7 +77,7 @@ def grave_reference(tree, node, ref):
 @nb.njit(cache=True, error_model="numpy")
 def blend(tree, node, opts, view, cmap):
     """The (NSTAT, n) statistics of ``node``'s children as the policy sees them with RAVE, written to
-    ``view[:, :n]`` and returned (module docstring).  ``cmap``: (move codes,) int64 all -1, scratch
+    ``view[:NSTAT, :n]``; returns ``view[:, :n]`` (module docstring; treepolicies.view adds rows).  ``cmap``: (move codes,) int64 all -1, scratch
     for GRAVE (left all -1)."""
     first, nchild, move, mover, stats, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.stats, tree.amaf
     f = first[node]
@@ -113,28 +113,6 @@ def blend(tree, node, opts, view, cmap):
     for j in range(rn):
         cmap[move[rf + j]] = -1
     return view[:, :n]
-
-
-@nb.njit(cache=True, error_model="numpy")
-def select_child_rave(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap):
-    """:func:`treepolicies.tree.select_child` with the policy shown the blended statistics."""
-    return select_among(tree, node, blend(tree, node, opts, view, cmap), pk, params, valid, rng, work, solver)
-
-
-@nb.njit(cache=True, error_model="numpy")
-def descend_rave(tree, pk, params, valid, rng, work, solver, path, opts, view, cmap):
-    """:func:`treepolicies.tree.descend` with RAVE selection at every node."""
-    first, move, proven = tree.first, tree.move, tree.proven
-    node = 0
-    depth = 0
-    while first[node] >= 0 and not (solver and proven[node] >= 0.0):
-        child = select_child_rave(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
-        if child == NO_CHILD:
-            return NO_CHILD, depth
-        node = child
-        path[depth] = move[node]
-        depth += 1
-    return node, depth
 
 
 @nb.njit(cache=True)

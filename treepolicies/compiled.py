@@ -32,10 +32,12 @@ same steps, the playout by the game's :class:`treepolicies.games.Rollout`, RAVE 
 AMAF backup of :mod:`treepolicies.amaf` when on, and the results scaled by the bounds.  It takes
 five more arguments::
 
-    opts (9,) float64       SearchOptions.array(bounds)
-    view (NSTAT, M)         scratch for the blended statistics
+    opts (N_OPTS,) float64  SearchOptions.array(bounds)
+    view (NSTAT or NVIEW, M)  scratch for what the policy sees (treepolicies.view)
     plies (L,) int64        scratch for one iteration's plies (L >= node capacity + game.max_plies)
     seen (2 * codes,) int64, cmap (codes,) int64   scratch, all -1 (codes = game.move_codes)
+    pbuf (M,) float64       scratch for the priors of an expansion (the game's prior kernel,
+                            compiled in like the rollout: ``make_loop(..., prior=fn)``)
 
 The plain loop (no option on) is untouched, so plain UCT runs exactly as fast as before.
 
@@ -60,14 +62,16 @@ from numba.core import types
 from numba.extending import overload
 
 from bandits.compiling import notice, track
-from treepolicies.amaf import amaf_update, descend_rave, select_child_rave
-from treepolicies.options import O_CAP, O_LO, O_OPP, O_RAVE, O_SCALE
+from treepolicies.amaf import amaf_update
+from treepolicies.options import O_CAP, O_LO, O_OPP, O_PRIOR, O_RAVE, O_SCALE, O_WIDEN_K
+from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.tree import FULL, backup, descend, expand, leader_is_safe, mark_terminal, select_child, should_expand
 
 __all__ = ["make_loop", "game_key", "rollout_key", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN", "BAD_ARM",
            "BAD_REWARD"]
 
 RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM, BAD_REWARD = 0, 1, 2, 3, 4, 5
+from bandits.stats import FIRST as FIRST_ROW  # noqa: E402
 
 #: key -> GameKernels
 _GAMES: dict = {}
@@ -105,6 +109,28 @@ def _rollout_play(rkey, state, rng, plies, cap):  # pragma: no cover - compiled 
 
 def _rollout_value(rkey, state, player):  # pragma: no cover
     raise NotImplementedError
+
+
+def _prior_call(prkey, state, moves, n, out):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(_prior_call, prefer_literal=True, inline="always")
+def _prior_call_impl(prkey, state, moves, n, out):
+    if not isinstance(prkey, types.StringLiteral):
+        raise nb.core.errors.TypingError(f"the prior key must be a compile-time string, got {prkey}")
+    if prkey.literal_value == "":
+        def uniform(prkey, state, moves, n, out):
+            for j in range(n):
+                out[j] = 1.0 / n
+        return uniform
+    fn = _GAMES[prkey.literal_value]
+    return lambda prkey, state, moves, n, out: fn(state, moves, n, out)
+
+
+def prior_key(fn) -> str:
+    """A text naming a prior kernel (as game_key does a GameKernels)."""
+    return "prior:" + game_key((fn,))
 
 
 @overload(_rollout_play, prefer_literal=True, inline="always")
@@ -179,7 +205,7 @@ def _playout_impl(key, state, rng):
     return lambda key, state, rng: fn(state, rng)
 
 
-def make_loop(kernels, policy=None, rollout=None):
+def make_loop(kernels, policy=None, rollout=None, prior=None):
     """The compiled search loop for a game's kernels (made once per process, cached on disk).
 
     policy: None (the loop takes any policy as its ``pk`` argument), or a bandits.Policy, whose
@@ -188,6 +214,8 @@ def make_loop(kernels, policy=None, rollout=None):
     argument is then not used).
     rollout: None (the plain loop), or the treepolicies.games.Rollout of the enhanced loop (module
     docstring), one per game and rollout.
+    prior: the enhanced loop's prior kernel ``prior(state, moves, n, out)`` (``game.priors``), or
+    None for uniform priors.
     """
     pkey = None
     if policy is not None:
@@ -196,7 +224,7 @@ def make_loop(kernels, policy=None, rollout=None):
         pkey, python = policy_key(policy)
         if python:  # a policy running as plain Python gains nothing from a loop of its own
             pkey = None
-    loop = _LOOPS.get((kernels, pkey, rollout))
+    loop = _LOOPS.get((kernels, pkey, rollout, prior))
     if loop is None:
         key = game_key(kernels)
         _GAMES[key] = kernels
@@ -205,8 +233,12 @@ def make_loop(kernels, policy=None, rollout=None):
         else:
             rkey = rollout_key(rollout)
             _GAMES[rkey] = rollout
-            loop = track(_build_enhanced(key, rkey, pkey))
-        _LOOPS[(kernels, pkey, rollout)] = loop
+            prkey = ""
+            if prior is not None:
+                prkey = prior_key(prior)
+                _GAMES[prkey] = prior
+            loop = track(_build_enhanced(key, rkey, pkey, prkey))
+        _LOOPS[(kernels, pkey, rollout, prior)] = loop
     return loop
 
 
@@ -229,32 +261,36 @@ def _build(key, pkey):
     return run_policy
 
 
-def _build_enhanced(key, rkey, pkey):
+def _build_enhanced(key, rkey, pkey, prkey):
     if pkey is None:
         @nb.njit(cache=True, error_model="numpy")
         def run_enhanced(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, opts, view,
-                         plies, seen, cmap):
-            return _run_enhanced(key, rkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver,
-                                 early, opts, view, plies, seen, cmap)
+                         plies, seen, cmap, pbuf):
+            return _run_enhanced(key, rkey, prkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter,
+                                 solver, early, opts, view, plies, seen, cmap, pbuf)
         return run_enhanced
 
     @nb.njit(cache=True, error_model="numpy")
     def run_enhanced_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, opts,
-                            view, plies, seen, cmap):
-        return _run_enhanced(key, rkey, pkey, tree, root_state, params, valid, rng, work, moves, n_iter, solver,
-                             early, opts, view, plies, seen, cmap)
+                            view, plies, seen, cmap, pbuf):
+        return _run_enhanced(key, rkey, prkey, pkey, tree, root_state, params, valid, rng, work, moves, n_iter,
+                             solver, early, opts, view, plies, seen, cmap, pbuf)
     return run_enhanced_policy
 
 
 @nb.njit(cache=True, inline="always")
-def _run_enhanced(key, rkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early, opts,
-                  view, plies, seen, cmap):
-    """The loop with the enhancement options (module docstring) for game ``key`` and rollout ``rkey``."""
+def _run_enhanced(key, rkey, prkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early,
+                  opts, view, plies, seen, cmap, pbuf):
+    """The loop with the enhancement options (module docstring) for game ``key``, rollout ``rkey``
+    and prior kernel ``prkey`` ("" = uniform)."""
     move = tree.move
     mover = tree.mover
     proven = tree.proven
     path = tree.path
+    prior = tree.prior
+    with_prior = opts[O_PRIOR] > 0.0 and prior.shape[0] == tree.parent.shape[0]
     rave = opts[O_RAVE] > 0.0
+    viewed = rave or view.shape[0] > FIRST_ROW or opts[O_WIDEN_K] > 0.0
     opp = opts[O_OPP] > 0.0
     cap = np.int64(opts[O_CAP])
     lo = opts[O_LO]
@@ -265,8 +301,8 @@ def _run_enhanced(key, rkey, pk, tree, root_state, params, valid, rng, work, mov
     while done < n_iter:
         if solver and proven[0] >= 0.0:
             return done, PROVEN
-        if rave:
-            node, depth = descend_rave(tree, pk, params, valid, rng, work, solver, path, opts, view, cmap)
+        if viewed:
+            node, depth = descend_view(tree, pk, params, valid, rng, work, solver, path, opts, view, cmap)
         else:
             node, depth = descend(tree, pk, params, valid, rng, work, solver, path)
         if node < 0:
@@ -282,10 +318,17 @@ def _run_enhanced(key, rkey, pk, tree, root_state, params, valid, rng, work, mov
         else:
             if not _terminal(key, s) and should_expand(tree, node):
                 n = _legal(key, s, moves)
+                if with_prior:
+                    _prior_call(prkey, s, moves, n, pbuf)
+                    order_by_prior(moves, pbuf, n)
                 if expand(tree, node, moves, n, _to_move(key, s), pk, params, valid) == FULL:
                     return done, FULL_STATUS
-                if rave:
-                    node = select_child_rave(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
+                if with_prior:
+                    f = tree.first[node]
+                    for j in range(n):
+                        prior[f + j] = pbuf[j]
+                if viewed:
+                    node = select_child_view(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
                 else:
                     node = select_child(tree, node, pk, params, valid, rng, work, solver)
                 if node < 0:

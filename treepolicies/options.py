@@ -19,6 +19,16 @@ Every option is a keyword of :func:`treepolicies.search` and a key of player spe
     reward_bounds  None    (lo, hi): the game's rewards lie in [lo, hi] and are scaled to [0, 1] for
                            the tree; None = the game's ``reward_bounds`` attribute if it has one, else
                            rewards must lie in [0, 1] (anything else is an error)
+    fpu            "inf"   first-play urgency, the index of an unvisited child (for PUCT: its Q):
+                           "inf" (unvisited children first), "parent" (the node's own mean, for the
+                           player choosing there), or a number in [0, 1]
+    fpu_reduction  None    x: the parent's mean minus x (Leela Zero); implies fpu="parent"
+    prior          "uniform"  the priors P of the children (PUCT's P, widening's order): "uniform", or
+                           a prior kernel of the game (``game.priors``: "heuristic" for Go, NoGo,
+                           Connect Four, tic-tac-toe)
+    widen_k, widen_alpha  None, 0.5   progressive widening: a node with n visits considers only its
+                           first ceil(k n^alpha) children in prior order (the game's move order with
+                           uniform priors); widen_k > 0, alpha in (0, 1]
 """
 from __future__ import annotations
 
@@ -33,12 +43,15 @@ __all__ = ["SearchOptions", "OPTION_KEYS", "SCHEDULES", "options_from_spec"]
 
 SCHEDULES = ("hand", "mse")
 OPTION_KEYS = ("rave", "rave_schedule", "rave_k", "rave_bias", "grave_ref", "rollout", "rollout_cap",
-               "reward_bounds")
+               "reward_bounds", "fpu", "fpu_reduction", "prior", "widen_k", "widen_alpha")
 MAX_ROLLOUT_CAP = 1_000_000
 MAX_GRAVE_REF = 10 ** 9
 
 #: layout of SearchOptions.array() (what compiled code reads)
 O_RAVE, O_K, O_MSE, O_BIAS, O_REF, O_CAP, O_LO, O_SCALE, O_OPP = range(9)
+O_FPU_MODE, O_FPU, O_PRIOR, O_WIDEN_K, O_WIDEN_A = range(9, 14)
+N_OPTS = 14
+FPU_INF, FPU_VALUE, FPU_PARENT = 0, 1, 2
 
 
 def _number(name, value, low, high, integer=False, low_open=False):
@@ -67,6 +80,11 @@ class SearchOptions:
     rollout: str = "random"
     rollout_cap: int | None = None
     reward_bounds: tuple | None = None
+    fpu: object = "inf"
+    fpu_reduction: float | None = None
+    prior: str = "uniform"
+    widen_k: float | None = None
+    widen_alpha: float = 0.5
 
     def __post_init__(self):
         if not isinstance(self.rave, (bool, np.bool_)):
@@ -86,12 +104,39 @@ class SearchOptions:
                                _number("rollout_cap", self.rollout_cap, 1, MAX_ROLLOUT_CAP, integer=True))
         if self.reward_bounds is not None:
             object.__setattr__(self, "reward_bounds", check_bounds(self.reward_bounds, "reward_bounds"))
+        fpu = self.fpu
+        if isinstance(fpu, str) and fpu.strip().lower() in ("inf", "parent"):
+            fpu = fpu.strip().lower()
+        elif isinstance(fpu, float) and math.isinf(fpu) and fpu > 0:
+            fpu = "inf"
+        else:
+            try:
+                fpu = _number("fpu", float(fpu) if isinstance(fpu, str) else fpu, 0.0, 1.0)
+            except (ValueError, TypeError):
+                raise ValueError(f"fpu must be inf, parent or a number in [0, 1], got {self.fpu!r}") from None
+        if self.fpu_reduction is not None:
+            object.__setattr__(self, "fpu_reduction", _number("fpu_reduction", self.fpu_reduction, 0.0, 1.0))
+            if fpu not in ("inf", "parent"):
+                raise ValueError(f"fpu_reduction goes with fpu=parent (the parent's mean minus it), not fpu={fpu!r}")
+            fpu = "parent"
+        object.__setattr__(self, "fpu", fpu)
+        if not isinstance(self.prior, str) or not self.prior:
+            raise ValueError(f"prior must be uniform or a prior name such as heuristic, got {self.prior!r}")
+        if self.widen_k is not None:
+            object.__setattr__(self, "widen_k", _number("widen_k", self.widen_k, 0.0, 1e6, low_open=True))
+        object.__setattr__(self, "widen_alpha", _number("widen_alpha", self.widen_alpha, 0.0, 1.0, low_open=True))
 
     @property
     def plain(self) -> bool:
         """True when no option changes the search (the plain UCT loop runs)."""
         return (not self.rave and self.rollout == "random" and self.rollout_cap is None
-                and self.reward_bounds is None)
+                and self.reward_bounds is None and self.fpu == "inf" and self.prior == "uniform"
+                and self.widen_k is None)
+
+    @property
+    def view(self) -> bool:
+        """True when the node policies see a view of NVIEW rows (priors or first-play urgency)."""
+        return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None
 
     def spec_items(self) -> list[str]:
         """The options that differ from the defaults as ``key=value`` texts (for player names)."""
@@ -108,7 +153,7 @@ class SearchOptions:
         """The options as the float64 array compiled code reads (``O_*`` slots); ``bounds`` = the
         reward bounds in force (these options' own, or the game's)."""
         lo, hi = bounds if bounds is not None else (0.0, 1.0)
-        a = np.zeros(9)
+        a = np.zeros(N_OPTS)
         a[O_RAVE] = 1.0 if self.rave else 0.0
         a[O_K] = self.rave_k
         a[O_MSE] = 1.0 if self.rave_schedule == "mse" else 0.0
@@ -118,6 +163,13 @@ class SearchOptions:
         a[O_LO] = lo
         a[O_SCALE] = 1.0 / (hi - lo)
         a[O_OPP] = 1.0 if self.grave_ref > 0 else 0.0
+        if self.fpu == "parent":
+            a[O_FPU_MODE], a[O_FPU] = FPU_PARENT, self.fpu_reduction or 0.0
+        elif self.fpu != "inf":
+            a[O_FPU_MODE], a[O_FPU] = FPU_VALUE, self.fpu
+        a[O_PRIOR] = 0.0 if self.prior == "uniform" else 1.0
+        a[O_WIDEN_K] = 0.0 if self.widen_k is None else self.widen_k
+        a[O_WIDEN_A] = self.widen_alpha
         return a
 
 
@@ -145,7 +197,7 @@ def options_from_spec(params: dict, spec: str) -> SearchOptions:
         try:
             if key == "rave":
                 kw[key] = parse_bool(key, raw, spec)
-            elif key in ("rave_schedule", "rollout"):
+            elif key in ("rave_schedule", "rollout", "prior", "fpu"):
                 kw[key] = raw
             elif key in ("grave_ref", "rollout_cap"):
                 kw[key] = int(raw)

@@ -39,8 +39,9 @@ import numpy as np
 from bandits import Policy, make_policy
 from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
-from bandits.stats import NSTAT
-from treepolicies.amaf import amaf_update, descend_rave, select_child_rave
+from bandits.stats import NSTAT, NVIEW
+from treepolicies.amaf import amaf_update
+from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.options import SearchOptions, check_bounds
 from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtree, leader_is_safe, mark_terminal, select_child, should_expand
@@ -127,7 +128,8 @@ def _key(game):
 def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", solver=False,
            node_cap=DEFAULT_NODE_CAP, early_stop=True, tree=None, compiled=None,
            specialize=False, *, rave=False, rave_schedule="hand", rave_k=1000.0, rave_bias=0.015, grave_ref=0,
-           rollout="random", rollout_cap=None, reward_bounds=None, options=None) -> SearchResult:
+           rollout="random", rollout_cap=None, reward_bounds=None, fpu="inf", fpu_reduction=None,
+           prior="uniform", widen_k=None, widen_alpha=0.5, options=None) -> SearchResult:
     """Run MCTS from ``game``'s position with ``policy`` as the node policy (module docstring).
 
     Parameters
@@ -147,7 +149,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         (the policy's code inside the loop: selection about 3x cheaper than through its function
         values, MCTS on Connect Four about 1.7x faster; one more compilation, cached on disk, per
         game and policy). Default False: one loop per game serves every policy. Same results.
-    rave, rave_schedule, rave_k, rave_bias, grave_ref, rollout, rollout_cap, reward_bounds :
+    rave, rave_schedule, rave_k, rave_bias, grave_ref, rollout, rollout_cap, reward_bounds, fpu,
+    fpu_reduction, prior, widen_k, widen_alpha :
         the enhancements (treepolicies.options.SearchOptions, which documents each and its default);
         ``options``: a SearchOptions instead of these keywords.
     """
@@ -155,7 +158,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     if options is None:
         options = SearchOptions(rave=rave, rave_schedule=rave_schedule, rave_k=rave_k, rave_bias=rave_bias,
                                 grave_ref=grave_ref, rollout=rollout, rollout_cap=rollout_cap,
-                                reward_bounds=reward_bounds)
+                                reward_bounds=reward_bounds, fpu=fpu, fpu_reduction=fpu_reduction, prior=prior,
+                                widen_k=widen_k, widen_alpha=widen_alpha)
     elif not isinstance(options, SearchOptions):
         raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
     if final not in FINALS:
@@ -181,7 +185,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
             raise ValueError("tree was built with other search options (rave, rollout, ...); pass tree=None")
     else:
         initial = (2 * iterations + 1024) if iterations is not None else 1 << 16
-        tree = Tree(min(node_cap, initial), policy.state_width, policy.arm_state_width, amaf=options.rave)
+        tree = Tree(min(node_cap, initial), policy.state_width, policy.arm_state_width, amaf=options.rave,
+                    prior=run.prior is not None)
         tree.init_root(1 - int(game.to_move))
         tree.options = options
         tree.policy_spec, tree.compiled, tree.root_key = policy.spec, compiled, key
@@ -223,8 +228,7 @@ class _Enhanced:
         self.rollout = None
         name = getattr(game, "name", "") or type(game).__name__
         rollouts = getattr(game, "rollouts", None) or {}
-        needs_kernel = options.rave or options.rollout_cap is not None or options.rollout != "random" \
-            or bounds is not None
+        needs_kernel = not options.plain
         has_kernels = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
         if has_kernels and needs_kernel and options.rollout not in rollouts:
             if rollouts:
@@ -240,6 +244,13 @@ class _Enhanced:
             self.kernel = None
         if compiled and needs_kernel:
             self.rollout = self.kernel
+        self.prior = None
+        priors = getattr(game, "priors", None) or {}
+        if options.prior != "uniform":
+            if options.prior not in priors:
+                raise ValueError(f"prior={options.prior!r} is not offered by {name}; its priors: "
+                                 f"{', '.join(['uniform', *priors])}")
+            self.prior = priors[options.prior]
         if not has_kernels:
             if options.rollout != "random":
                 raise ValueError(f"rollout={options.rollout!r}: a Python game ({name}) has only the random "
@@ -249,11 +260,13 @@ class _Enhanced:
                                  f"{type(game).__name__} a value(player) method returning a number in its reward range")
 
     def scratch(self, game, tree):
-        """(view, plies, seen, cmap) for the enhanced compiled loop."""
+        """(view, plies, seen, cmap, pbuf) for the enhanced compiled loop."""
         m = max(1, int(game.max_moves))
         codes = max(1, int(getattr(game, "move_codes", 0) or m))
         plies = np.empty(tree.capacity + max(1, int(getattr(game, "max_plies", 0) or 0)) + 1, np.int64)
-        return (np.empty((NSTAT, m)), plies, np.full(2 * codes, -1, np.int64), np.full(codes, -1, np.int64))
+        rows = NVIEW if self.options.view else NSTAT
+        return (np.empty((rows, m)), plies, np.full(2 * codes, -1, np.int64), np.full(codes, -1, np.int64),
+                np.empty(m))
 
 
 def _compile_first(game, tree, policy, compiled, solver, specialize=False, run=None) -> None:
@@ -263,8 +276,8 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False, run=N
     rng[0] = 1
     rollout = run.rollout if run is not None else None
     if compiled:
-        loop = make_loop(game.kernels, policy if specialize else None, rollout)
-        ready = (loop, pk, bool(solver), game.state.dtype)
+        loop = make_loop(game.kernels, policy if specialize else None, rollout, run.prior if rollout is not None else None)
+        ready = (loop, pk, bool(solver), game.state.dtype, run.options.view if run is not None else False)
         if ready in _READY:  # (a player searches every move: compile-check each loop once)
             return
         m = max(1, int(game.max_moves))
@@ -276,7 +289,8 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False, run=N
         compile_loop(loop, what + (" (enhanced)" if rollout is not None else ""), *args)
         _READY.add(ready)
         return
-    if (pk, bool(solver), run is not None and run.options.rave) in _READY:
+    viewed = run is not None and (run.options.rave or run.options.view)
+    if (pk, bool(solver), viewed) in _READY:
         return
     from bandits.compiling import notice
 
@@ -292,16 +306,19 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False, run=N
         mark_terminal(a, node, 0.5)
         backup(a, node, 0.5, pk, policy.params, bool(solver))
         leader_is_safe(a, 1)
-        if run is not None and run.options.rave:
-            rave = Tree(4, policy.state_width, policy.arm_state_width, amaf=True)
+        if viewed:
+            rave = Tree(4, policy.state_width, policy.arm_state_width, amaf=True, prior=True)
             rave.init_root(0)
             b = rave.arrays
             expand(b, 0, np.arange(2, dtype=np.int64), 2, 1, pk, policy.params, valid)
-            view, cmap, seen = np.empty((NSTAT, 16)), np.full(4, -1, np.int64), np.full(8, -1, np.int64)
-            node, _ = descend_rave(b, pk, policy.params, valid, rng, work, bool(solver), b.path, run.opts, view, cmap)
-            select_child_rave(b, 0, pk, policy.params, valid, rng, work, bool(solver), run.opts, view, cmap)
+            cmap, seen = np.full(4, -1, np.int64), np.full(8, -1, np.int64)
+            for view in (np.empty((NSTAT, 16)), np.empty((NVIEW, 16))):
+                node, _ = descend_view(b, pk, policy.params, valid, rng, work, bool(solver), b.path, run.opts, view,
+                                       cmap)
+                select_child_view(b, 0, pk, policy.params, valid, rng, work, bool(solver), run.opts, view, cmap)
             amaf_update(b, node, np.zeros(1, np.int64), 1, 1, seen, 0.5, True)
-    _READY.add((pk, bool(solver), run is not None and run.options.rave))
+            order_by_prior(np.arange(2, dtype=np.int64), np.ones(2), 2)
+    _READY.add((pk, bool(solver), viewed))
 
 
 #: what _compile_first has compiled (or loaded) in this process
@@ -318,7 +335,7 @@ def _grow(tree, node_cap) -> bool:
 def _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, specialize=False,
                   run=None):
     rollout = run.rollout if run is not None else None
-    loop = make_loop(game.kernels, policy if specialize else None, rollout)
+    loop = make_loop(game.kernels, policy if specialize else None, rollout, run.prior if rollout is not None else None)
     extra = (run.opts,) + run.scratch(game, tree) if rollout is not None else ()
     pk = policy.kernels
     m = max(1, int(game.max_moves))
@@ -441,15 +458,15 @@ def _leaf_value(g, player, run, capped) -> float:
 class _PythonScratch:
     """The Python driver's scratch arrays, grown with the children counts and the move codes."""
 
-    def __init__(self):
-        self.m = 16
-        self.valid, self.work, self.view = np.ones(16, np.bool_), np.empty(16), np.empty((NSTAT, 16))
+    def __init__(self, rows=NSTAT):
+        self.m, self.rows = 16, rows
+        self.valid, self.work, self.view = np.ones(16, np.bool_), np.empty(16), np.empty((rows, 16))
         self.seen = self.cmap = np.full(1, -1, np.int64)
 
     def children(self, n):
         if n > self.m:
             self.m = 2 * n
-            self.valid, self.work, self.view = np.ones(self.m, np.bool_), np.empty(self.m), np.empty((NSTAT, self.m))
+            self.valid, self.work, self.view = np.ones(self.m, np.bool_), np.empty(self.m), np.empty((self.rows, self.m))
 
     def codes(self, n):
         if n > self.cmap.size:
@@ -462,9 +479,11 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
     pk, params, rng = policy.kernels, policy.params, stream.state
     solver = bool(solver)
     rave = run is not None and run.options.rave
+    viewed = run is not None and (run.options.rave or run.options.view)
     opts = run.opts if run is not None else None
     opp = bool(run is not None and run.options.grave_ref > 0)
-    sc = _PythonScratch()
+    prior_fn = run.prior if run is not None else None
+    sc = _PythonScratch(NVIEW if run is not None and run.options.view else NSTAT)
     done = 0
     while iterations is None or done < iterations:
         if deadline is not None and time.perf_counter() >= deadline:
@@ -473,8 +492,8 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
         if solver and tree.proven[0] >= 0.0:
             return done, "proven"
         sc.codes(len(tree.objects))
-        if rave:
-            node, depth = descend_rave(arrays, pk, params, sc.valid, rng, sc.work, solver, tree.path, opts, sc.view,
+        if viewed:
+            node, depth = descend_view(arrays, pk, params, sc.valid, rng, sc.work, solver, tree.path, opts, sc.view,
                                        sc.cmap)
         else:
             node, depth = descend(arrays, pk, params, sc.valid, rng, sc.work, solver, tree.path)
@@ -494,14 +513,24 @@ def _run_python(game, tree, policy, stream, iterations, deadline, solver, early,
                 if not legal:
                     raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
                 sc.children(len(legal))
+                pbuf = None
+                if prior_fn is not None:  # a compiled game's prior kernel on its own move codes
+                    game_moves = np.array(legal, np.int64)
+                    pbuf = np.empty(len(legal))
+                    prior_fn(g.state, game_moves, len(legal), pbuf)
+                    order_by_prior(game_moves, pbuf, len(legal))
+                    legal = [int(mv) for mv in game_moves]
                 codes = np.array([_code(tree, mv) for mv in legal], np.int64)
                 sc.codes(len(tree.objects))
                 if expand(arrays, node, codes, len(codes), int(g.to_move), pk, params, sc.valid) == FULL:
                     if _grow(tree, node_cap):
                         continue
                     return done, "node_cap"
-                if rave:
-                    node = select_child_rave(arrays, node, pk, params, sc.valid, rng, sc.work, solver, opts, sc.view,
+                if pbuf is not None:
+                    f = int(arrays.first[node])
+                    arrays.prior[f:f + len(legal)] = pbuf
+                if viewed:
+                    node = select_child_view(arrays, node, pk, params, sc.valid, rng, sc.work, solver, opts, sc.view,
                                              sc.cmap)
                 else:
                     node = select_child(arrays, node, pk, params, sc.valid, rng, sc.work, solver)
@@ -587,7 +616,7 @@ def reroot(tree: Tree, move, game_after=None):
     hits = np.flatnonzero(tree.move[f:f + n] == code)
     if hits.size == 0:
         return None
-    new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf)
+    new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf, prior=tree.has_prior)
     new.options = tree.options
     size = extract_subtree(tree.arrays, f + int(hits[0]), new.arrays)
     if size < 0:  # pragma: no cover - a subtree always fits in a tree of the same capacity

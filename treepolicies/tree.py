@@ -19,6 +19,8 @@ and ``A = max(1, arm_state_width)`` of the node policy:
                             node count)
     amaf    (4, C) float64  RAVE / GRAVE statistics of the node as a move of its parent
                             (:mod:`treepolicies.amaf`); (4, 1) and unused in a tree without RAVE
+    prior   (C,) float64    prior probability of the node as a move of its parent (a game's prior
+                            kernel; :mod:`treepolicies.view`); (1,) and unused without priors
 
 The node policy is passed to every kernel as ``pk`` and its ``params``: its
 :class:`bandits.kernels.PolicyKernels` (first-class function values: these kernels are compiled
@@ -28,7 +30,7 @@ run policy code use numba's numpy error model, as index policies are written for
 (:mod:`bandits.index`).  Memory per node: 4 + 8 + 4 + 4 + 1 + 8 + 8 NSTAT + 8 S + 8 A + 8 bytes
 = 77 + 8 (S + A) bytes with NSTAT = 5: 93 B for UCB1, KL-UCB and epsilon-greedy (S = A = 1),
 101 B for Thompson sampling (A = 2), 141 B for modified improved UCB (S = 7), 157 B for improved
-UCB (S = 7, A = 3); RAVE adds 32 B (the four AMAF rows).
+UCB (S = 7, A = 3); RAVE adds 32 B (the four AMAF rows), priors 8 B.
 
 Rewards are in [0, 1] and seen from the player who moved into a node (``mover``), so a node's policy,
 choosing among its children rows ``first : first + nchild``, maximises its own player's value.
@@ -70,9 +72,10 @@ NO_CHILD = -1
 UNKNOWN = -1.0
 
 
-def bytes_per_node(state_width: int, arm_state_width: int, amaf: bool = False) -> int:
-    """Bytes one node takes (module docstring): 77 + 8 (max(1, S) + max(1, A)), + 32 with RAVE."""
-    return 77 + 8 * (max(1, state_width) + max(1, arm_state_width)) + (32 if amaf else 0)
+def bytes_per_node(state_width: int, arm_state_width: int, amaf: bool = False, prior: bool = False) -> int:
+    """Bytes one node takes (module docstring): 77 + 8 (max(1, S) + max(1, A)), + 32 with RAVE,
+    + 8 with priors."""
+    return 77 + 8 * (max(1, state_width) + max(1, arm_state_width)) + (32 if amaf else 0) + (8 if prior else 0)
 
 
 class TreeArrays(NamedTuple):
@@ -95,6 +98,7 @@ class TreeArrays(NamedTuple):
     meta: np.ndarray
     path: np.ndarray
     amaf: np.ndarray
+    prior: np.ndarray
 
 
 #: TreeArrays fields whose nodes run along the last axis (field-major); the others along the first
@@ -103,14 +107,14 @@ _NODES_LAST = ("stats", "astate", "amaf")
 AMAF_N, AMAF_W, OPP_N, OPP_W = 0, 1, 2, 3
 
 
-def _allocate(capacity: int, s: int, a: int, amaf: bool = False) -> TreeArrays:
+def _allocate(capacity: int, s: int, a: int, amaf: bool = False, prior: bool = False) -> TreeArrays:
     return TreeArrays(
         parent=np.empty(capacity, np.int32), move=np.empty(capacity, np.int64),
         first=np.empty(capacity, np.int32), nchild=np.empty(capacity, np.int32),
         mover=np.empty(capacity, np.int8), proven=np.empty(capacity, np.float64),
         stats=np.empty((NSTAT, capacity), np.float64), pstate=np.empty((capacity, s), np.float64),
         astate=np.empty((a, capacity), np.float64), meta=np.zeros(2, np.int64), path=np.empty(capacity, np.int64),
-        amaf=np.zeros((4, capacity if amaf else 1), np.float64))
+        amaf=np.zeros((4, capacity if amaf else 1), np.float64), prior=np.zeros(capacity if prior else 1, np.float64))
 
 
 class Tree:
@@ -124,6 +128,8 @@ class Tree:
         The node policy's widths (``Policy.state_width``, ``Policy.arm_state_width``).
     amaf : bool
         Keep the RAVE statistics (``amaf`` rows for every node; :mod:`treepolicies.amaf`).
+    prior : bool
+        Keep a prior per node (``prior``; :mod:`treepolicies.view`).
 
     Attributes besides the arrays (``tree.parent`` ... ``tree.path`` read ``tree.arrays``), set by
     the search that builds the tree:
@@ -137,12 +143,14 @@ class Tree:
     options       the search options (treepolicies.options.SearchOptions) it was built with
     """
 
-    def __init__(self, capacity: int, state_width: int, arm_state_width: int, amaf: bool = False):
+    def __init__(self, capacity: int, state_width: int, arm_state_width: int, amaf: bool = False,
+                 prior: bool = False):
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
-        self.has_amaf = bool(amaf)
+        self.has_amaf, self.has_prior = bool(amaf), bool(prior)
         self.options = None
-        self.arrays = _allocate(capacity, max(1, state_width), max(1, arm_state_width), self.has_amaf)
+        self.arrays = _allocate(capacity, max(1, state_width), max(1, arm_state_width), self.has_amaf,
+                                self.has_prior)
         self.policy_spec: str | None = None
         self.compiled: bool = False
         self.root_key: bytes | None = None
@@ -176,7 +184,7 @@ class Tree:
         n = self.size
         fields = {}
         for name, old in zip(TreeArrays._fields, self.arrays):
-            if name == "meta" or (name == "amaf" and not self.has_amaf):
+            if name == "meta" or (name == "amaf" and not self.has_amaf) or (name == "prior" and not self.has_prior):
                 fields[name] = old
             elif name in _NODES_LAST:
                 new = np.empty((old.shape[0], capacity), old.dtype)
@@ -205,6 +213,8 @@ def init_nodes(tree, start, n, parent_node, mover_value):
         tree.astate, tree.meta)
     amaf = tree.amaf
     with_amaf = amaf.shape[1] == parent.shape[0]
+    prior = tree.prior
+    with_prior = prior.shape[0] == parent.shape[0]
     for c in range(start, start + n):
         parent[c] = parent_node
         move[c] = -1
@@ -222,6 +232,8 @@ def init_nodes(tree, start, n, parent_node, mover_value):
         if with_amaf:
             for j in range(4):
                 amaf[j, c] = 0.0
+        if with_prior:
+            prior[c] = 0.0
 
 
 @nb.njit(cache=True)
@@ -279,7 +291,7 @@ def select_among(tree, node, view, pk, params, valid, rng, work, solver):
     if solver:
         any_valid = False
         for j in range(n):
-            ok = proven[f + j] < 0.0
+            ok = valid[j] and proven[f + j] < 0.0  # (valid may hold a widening mask)
             valid[j] = ok
             any_valid = any_valid or ok
         if not any_valid:
@@ -437,10 +449,14 @@ def extract_subtree(src, new_root, dst):
         head += 1
     sam, dam = src.amaf, dst.amaf
     with_amaf = sam.shape[1] == sp.shape[0] and dam.shape[1] == cap
+    spri, dpri = src.prior, dst.prior
+    with_prior = spri.shape[0] == sp.shape[0] and dpri.shape[0] == cap
     for i in range(size):
         o = old[i]
         if with_amaf:
             dam[:, i] = sam[:, o]
+        if with_prior:
+            dpri[i] = spri[o]
         dm[i] = sm[o]
         dmv[i] = smv[o]
         dpr[i] = spr[o]

@@ -77,6 +77,9 @@ class CompiledGame:
     name: str = ""
     #: name -> Rollout (playouts that report their moves: RAVE, heuristic rollouts, rollout_cap)
     rollouts: dict = {}
+    #: name -> prior kernel prior(state, moves, n, out): priors of moves[:n] into out[:n], summing
+    #: to 1 (PUCT's P and the order of progressive widening; ``prior=`` of the search)
+    priors: dict = {}
     #: move codes are 0 .. move_codes - 1; plies of one game at most max_plies (with rollouts)
     move_codes: int = 0
     max_plies: int = 0

@@ -142,7 +142,31 @@ def heuristic_rollout(state, rng, plies, cap):
     return n
 
 
+_CENTRE = np.array([1.0, 2.0, 3.0, 4.0, 3.0, 2.0, 1.0])
+
+
+@nb.njit(cache=True)
+def heuristic_prior(state, moves, n, out):
+    """Priors of moves[:n] (``prior=heuristic``): weight 4 - |column - 3| (the centre, which joins
+    the most lines), times 20 for an immediate win and 10 for blocking the opponent's; normalised."""
+    p = state[_N] & 1
+    win = winning_column(state, p)
+    block = winning_column(state, 1 - p)
+    total = 0.0
+    for j in range(n):
+        w = _CENTRE[moves[j]]
+        if moves[j] == win:
+            w *= 20.0
+        elif moves[j] == block:
+            w *= 10.0
+        out[j] = w
+        total += w
+    for j in range(n):
+        out[j] /= total
+
+
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
+PRIORS = {"heuristic": heuristic_prior}
 ROLLOUTS = {"random": Rollout(random_rollout, value), "heuristic": Rollout(heuristic_rollout, value)}
 
 
@@ -154,6 +178,7 @@ class ConnectFour(CompiledGame):
     max_moves = WIDTH
     name = "connect4"
     rollouts = ROLLOUTS
+    priors = PRIORS
     move_codes = WIDTH
     max_plies = WIDTH * HEIGHT
 

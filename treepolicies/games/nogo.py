@@ -129,7 +129,23 @@ def nogo_value(state, player):
     return 0.5
 
 
+@nb.njit(cache=True)
+def nogo_heuristic_prior(state, moves, n, out):
+    """Priors of moves[:n] (``prior=heuristic``): 1, or 0.1 for a move that leaves the new stone's
+    chain with a single liberty (the light playout's rule); normalised."""
+    colour = state[H_TOMOVE] + 1
+    total = 0.0
+    for j in range(n):
+        p = bd.point_of(state, moves[j])
+        wt = 1.0 if bd.liberties_after(state, p, colour, False) >= 2 else 0.1
+        out[j] = wt
+        total += wt
+    for j in range(n):
+        out[j] /= total
+
+
 NOGO_KERNELS = GameKernels(nogo_legal, nogo_play, nogo_to_move, nogo_terminal, nogo_result, nogo_playout)
+NOGO_PRIORS = {"heuristic": nogo_heuristic_prior}
 NOGO_ROLLOUTS = {"random": Rollout(nogo_random_rollout, nogo_value),
                  "heuristic": Rollout(nogo_heuristic_rollout, nogo_value)}
 
@@ -141,6 +157,7 @@ class NoGo(BoardGame):
     allows_pass = False
     kernels = NOGO_KERNELS
     rollouts = NOGO_ROLLOUTS
+    priors = NOGO_PRIORS
     is_legal_kernel = staticmethod(nogo_is_legal)
 
     @property

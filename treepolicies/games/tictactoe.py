@@ -71,7 +71,38 @@ def playout(state, rng):
     random_rollout(state, rng, state[:0], -1)  # (a 0-length view: records nothing, allocates nothing)
 
 
+_WEIGHT = np.array([2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 2.0, 1.0, 2.0])  # lines through a cell: centre 4, corners 3, edges 2
+
+
+@nb.njit(cache=True)
+def heuristic_prior(state, moves, n, out):
+    """Priors of moves[:n] (``prior=heuristic``): centre 3, corners 2, edges 1, times 20 for a cell
+    that completes a line of the player to move and 10 for one that blocks the opponent's; normalised."""
+    p = state[_N] & 1
+    mine, theirs = state[p], state[1 - p]
+    total = 0.0
+    for j in range(n):
+        bit = np.int64(1) << moves[j]
+        w = _WEIGHT[moves[j]]
+        won = False
+        blocked = False
+        for line in _LINES:
+            if (mine | bit) & line == line:
+                won = True
+            if (theirs | bit) & line == line:
+                blocked = True
+        if won:
+            w *= 20.0
+        elif blocked:
+            w *= 10.0
+        out[j] = w
+        total += w
+    for j in range(n):
+        out[j] /= total
+
+
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
+PRIORS = {"heuristic": heuristic_prior}
 ROLLOUTS = {"random": Rollout(random_rollout, value)}
 
 
@@ -82,6 +113,7 @@ class TicTacToe(CompiledGame):
     max_moves = 9
     name = "tictactoe"
     rollouts = ROLLOUTS
+    priors = PRIORS
     move_codes = 9
     max_plies = 9
 
