@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 #: Sub-command modules, in the order ``banditree --help`` lists them.
@@ -23,11 +24,19 @@ COMMANDS = ("testbed", "figures", "match", "gtp", "tables")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``banditree testbed: error: argument --arms: invalid int value:
-    'abc' (banditree testbed --help lists the options)`` instead of a usage block first."""
+    """argparse with one-line errors instead of a usage block first: a value out of its range reads
+    ``banditree testbed: error: --tasks must be an integer in 1..10000000, got 10**30``
+    (the ranges are those of :mod:`testbeds.commands._common`, shown in --help), any other
+    ``banditree testbed: error: the following arguments are required: --game (banditree tables
+    --help lists the options)``."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+        ranged = re.match(r"argument (-[-\w]+): (must be .*)", message)
+        if ranged:
+            line = f"{ranged.group(1)} {ranged.group(2)}"
+        else:
+            line = f"{message} ({self.prog} --help lists the options)"
+        self.exit(2, f"{self.prog}: error: {line}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +80,12 @@ def load_plugins(paths) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # a bad argument (one line printed): the status, like any other error
+        if stop.code == 2:
+            return 2
+        raise  # --help, --version
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2

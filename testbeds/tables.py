@@ -22,7 +22,7 @@ from testbeds.tournament import MatchConfig, _progress_bar, check_execution, pla
 
 __all__ = ["TablesSpec", "Cell", "group_cells", "uct_spec", "tables_header", "run_tables", "collect_cells",
            "write_csv", "write_markdown", "markdown_tables", "heatmap_figure", "draw_heatmap",
-           "draw_vs_playouts", "write_outputs", "CSV_COLUMNS"]
+           "draw_vs_playouts", "write_outputs", "stored_grid", "grid_of", "CSV_COLUMNS"]
 
 #: The paper's columns and our documented default C grid (the paper does not state its C values).
 DEFAULT_C = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
@@ -333,3 +333,20 @@ def write_outputs(cells: list[Cell], out_dir, title: str = "") -> list[Path]:
         fig.savefig(out / f"heatmap.{ext}", dpi=150)
         paths.append(out / f"heatmap.{ext}")
     return paths
+
+
+def stored_grid(out_dir) -> "set[tuple[str, str, float, int]] | None":
+    """The cells ``(mi, uct, c, playouts)`` of the tables in ``out_dir``/table.csv, or None without one."""
+    path = Path(out_dir) / "table.csv"
+    if not path.is_file():
+        return None
+    try:
+        with open(path, newline="") as f:
+            return {(row["mi"], row["uct"], float(row["c"]), int(row["playouts"])) for row in csv.DictReader(f)}
+    except (KeyError, ValueError, TypeError, OSError, UnicodeDecodeError):
+        return {("?", "?", math.nan, -1)}  # not a table of ours: differs from every grid
+
+
+def grid_of(spec: TablesSpec) -> set:
+    """The cells ``(mi, uct, c, playouts)`` of ``spec``, as :func:`stored_grid` reads them back."""
+    return {(mi, cfg.b, float(f"{c:g}"), int(p)) for mi, c, p, cfg in spec.cells()}

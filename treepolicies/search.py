@@ -102,7 +102,13 @@ def _check_game(game):
 
 def bind_policy(policy, iterations):
     """The node policy from a Policy or spec, with its horizon bound to ``iterations`` if it needs one."""
+    shown = policy.strip() if isinstance(policy, str) else None
     policy = make_policy(policy)
+    short = None if iterations is None else policy.horizon_short_of(iterations)
+    if short is not None:
+        raise ValueError(f"node policy {shown or policy.spec!r} has horizon={short}, fewer than the {iterations} "
+                         f"iterations (playouts) per move: the root would run past its horizon; drop horizon= "
+                         f"(it is then given the iterations) or make it at least {iterations}")
     if policy.needs_horizon:
         if iterations is None:
             raise ValueError(f"node policy {policy.spec!r} needs a horizon, which a search takes from "

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import check_counts, check_writable, cpus, output_folder
+from testbeds.commands._common import ARMS, HORIZON, SD, SEED, TASKS, WORKERS, Int, Number, check_means, \
+    check_writable, cpus, output_folder, ranged
 
 EPILOG = """\
 policy specs: name[:key=value,...], e.g. ucb1, ucb1:c=2, iucb, iucb:episodic=true,
@@ -23,15 +24,21 @@ def register(sub) -> None:
     p.add_argument("--env", choices=("gaussian", "bernoulli"), default="gaussian",
                    help="gaussian: means ~ N(0, mean_sd^2), rewards ~ N(mean, reward_sd^2); "
                         "bernoulli: means ~ U(0, 1) (default %(default)s)")
-    p.add_argument("--tasks", type=int, default=2000, help="number of random tasks (default %(default)s)")
-    p.add_argument("--arms", type=int, default=60, help="arms per task, K (default %(default)s)")
-    p.add_argument("--horizon", type=int, default=10_000, help="plays per task (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the testbed and of the policies (default %(default)s)")
+    p.add_argument("--tasks", type=Int(*TASKS), default=2000,
+                   help=ranged(Int(*TASKS), 2000, "number of random tasks; --tasks x --arms at most 10**8"))
+    p.add_argument("--arms", type=Int(*ARMS), default=60, help=ranged(Int(*ARMS), 60, "arms per task, K"))
+    p.add_argument("--horizon", type=Int(*HORIZON), default=10_000,
+                   help=ranged(Int(*HORIZON), 10_000, "plays per task"))
+    p.add_argument("--seed", type=Int(*SEED), default=0,
+                   help=ranged(Int(*SEED), 0, "seed of the testbed and of the policies"))
     p.add_argument("--policy", action="append", default=None, metavar="SPEC",
                    help="a policy spec; repeat for several (default: ucb1)")
-    p.add_argument("--mean-sd", type=float, default=1.0, help="gaussian: s.d. of the arm means (default 1)")
-    p.add_argument("--reward-sd", type=float, default=1.0, help="gaussian: s.d. of the rewards (default 1)")
-    p.add_argument("--workers", type=int, default=cpus(), help="worker processes (default: all cores, %(default)s)")
+    p.add_argument("--mean-sd", type=Number(*SD, open_low=True), default=1.0,
+                   help=ranged(Number(*SD, open_low=True), 1, "gaussian: s.d. of the arm means"))
+    p.add_argument("--reward-sd", type=Number(*SD, open_low=True), default=1.0,
+                   help=ranged(Number(*SD, open_low=True), 1, "gaussian: s.d. of the rewards"))
+    p.add_argument("--workers", type=Int(*WORKERS), default=cpus(),
+                   help=ranged(Int(*WORKERS), f"all cores, {cpus()}", "worker processes"))
     p.add_argument("--out", default=None, help="results folder (default: a new results/testbed[-N])")
     p.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
     p.add_argument("--no-plots", action="store_true", help="write no figures")
@@ -44,7 +51,7 @@ def run(args) -> int:
     from testbeds.runner import run_testbed
     from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
-    check_counts(args, ("tasks", "arms", "horizon", "workers"))
+    check_means(args.tasks, args.arms)
     if args.env == "gaussian":
         testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, mean_sd=args.mean_sd,
                                   reward_sd=args.reward_sd, seed=args.seed)
