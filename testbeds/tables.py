@@ -255,7 +255,8 @@ def markdown_tables(cells: list[Cell], title: str = "") -> str:
 
 def write_markdown(cells: list[Cell], path, title: str = "") -> Path:
     path = Path(path)
-    path.write_text(markdown_tables(cells, title))
+    with open(path, "w") as f:
+        f.write(markdown_tables(cells, title))
     return path
 
 
@@ -324,15 +325,20 @@ def draw_vs_playouts(ax, cells: list[Cell]) -> None:
 
 
 def write_outputs(cells: list[Cell], out_dir, title: str = "") -> list[Path]:
-    """Write table.csv, table.md, heatmap.png and heatmap.pdf to ``out_dir``; returns the paths."""
+    """Write table.csv, table.md, heatmap.png and heatmap.pdf as the folder ``out_dir``; returns the
+    paths.  The folder is replaced as a whole (:mod:`testbeds.folders`): a reader sees the earlier
+    tables or the new ones, never a mixture; it must hold nothing but tables files."""
+    from testbeds.folders import replace_folder
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [write_csv(cells, out / "table.csv"), write_markdown(cells, out / "table.md", title)]
-    fig = heatmap_figure(cells, title)
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"heatmap.{ext}", dpi=150)
-        paths.append(out / f"heatmap.{ext}")
-    return paths
+    names = ["table.csv", "table.md", "heatmap.png", "heatmap.pdf"]
+    with replace_folder(out) as tmp:
+        write_csv(cells, tmp / "table.csv")
+        write_markdown(cells, tmp / "table.md", title)
+        fig = heatmap_figure(cells, title)
+        for ext in ("png", "pdf"):
+            fig.savefig(tmp / f"heatmap.{ext}", dpi=150)
+    return [out / name for name in names]
 
 
 def stored_grid(out_dir) -> "set[tuple[str, str, float, int]] | None":

@@ -151,13 +151,17 @@ def check_writable(folder: "str | os.PathLike", flag: str = "--out", create: boo
     """Create ``folder`` (and its parents) if needed and check that a file can be written in it,
     *before* any computing, so that a finished run is never lost to an unwritable output folder.
 
-    create=False creates nothing (for a command whose other checks come later): the folder, or
-    its nearest existing ancestor, must be a folder this process may write into.
+    create=False creates nothing (for a command whose other checks come later): the folder's
+    parent, or its nearest existing ancestor, must be a folder this process may write into.
+    Either way the parent must be writable too: the new folder is built beside the old one and
+    swapped in (:mod:`testbeds.folders`).
     ValueError naming ``flag`` and the reason (a path under a file, a read-only filesystem, ...).
     """
     path = Path(folder)
     if not create:
-        probe = path.absolute()
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be written: it is not a folder")
+        probe = path.absolute().parent  # the folder is built beside itself and swapped in
         while not probe.exists() and probe != probe.parent:
             probe = probe.parent
         if not probe.is_dir():
@@ -171,4 +175,11 @@ def check_writable(folder: "str | os.PathLike", flag: str = "--out", create: boo
             pass
     except OSError as exc:
         raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be written: {exc.strerror or exc}") from None
+    parent = path.absolute().parent
+    try:  # the new folder is built beside it and swapped in (testbeds.folders)
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be replaced: its parent folder {os.fspath(parent)!r} "
+                         f"cannot be written ({exc.strerror or exc}); the results are built beside it") from None
     return path

@@ -46,8 +46,8 @@ def register(sub) -> None:
                                "games per cell"))
     p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "run seed"))
     p.add_argument("--db", default=None, help="results database (default results/<game><size>_tables.sqlite)")
-    p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf "
-                                               "(default: beside the database, named after it with "
+    p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf, replaced "
+                                               "as a whole (default: beside the database, named after it with "
                                                "_tables: results/nogo9_tables/)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace tables of another grid already in --out (the same grid is rewritten as it "
@@ -69,6 +69,7 @@ def default_out(db: str) -> str:
 
 def run(args) -> int:
     from testbeds.commands.match import game_options
+    from testbeds.folders import check_replaceable
     from testbeds.tables import grid_of, stored_grid
 
     options = {"size": args.size}
@@ -84,6 +85,7 @@ def run(args) -> int:
     out = args.out or default_out(db)
     title = f"Mi-UCT against UCT, {args.size}x{args.size} {'Go' if args.game == 'go' else 'NoGo'}, seed {args.seed}"
     check_writable(out, create=False)  # before the games, not after them (creates nothing yet)
+    check_replaceable(out)
     stored = stored_grid(out)
     if stored is not None and stored != grid_of(spec) and not args.overwrite:
         raise FileExistsError(f"{out} holds the tables of another grid; pass --overwrite to replace them with this "

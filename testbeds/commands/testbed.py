@@ -47,7 +47,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from testbeds.results import RESULT_FILES, write_results
+    from testbeds.folders import replace_folder
+    from testbeds.results import check_new_results, write_results_into
     from testbeds.runner import run_testbed
     from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
@@ -58,27 +59,24 @@ def run(args) -> int:
     else:
         testbed = BernoulliTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=args.seed)
     folder = output_folder(args.out, "results/testbed")
-    existing = [name for name in RESULT_FILES if (folder / name).exists()]
-    if existing and not args.overwrite:  # refuse before the long run, not after it
-        raise FileExistsError(f"{folder} already holds results ({', '.join(existing)}); choose another --out "
-                              f"or pass --overwrite")
+    check_new_results(folder, args.overwrite)  # refuse before the long run, not after it
     check_writable(folder)  # before the long run, not after it
     policies = args.policy or ["ucb1"]
     result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress)
-    write_results(result, folder, overwrite=args.overwrite,
-                  extra={"command": "banditree testbed", "workers": args.workers})
-    if not args.no_plots:
-        import matplotlib
+    with replace_folder(folder) as tmp:  # the whole folder at once: old or new, never a mixture
+        write_results_into(result, tmp, extra={"command": "banditree testbed", "workers": args.workers})
+        if not args.no_plots:
+            import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
 
-        from testbeds import plots
+            from testbeds import plots
 
-        for stem, fig in (("regret", plots.regret_figure(result)),
-                          ("optimal_action", plots.optimal_action_figure(result))):
-            plots.save_figure(fig, folder, stem)
-            plt.close(fig)
+            for stem, fig in (("regret", plots.regret_figure(result)),
+                              ("optimal_action", plots.optimal_action_figure(result))):
+                plots.save_figure(fig, tmp, stem)
+                plt.close(fig)
     print(f"results in {folder}")
     return 0
