@@ -10,7 +10,9 @@ and ``--player`` specs (:func:`bandits.load_plugin`; worker processes load it ag
 
 Errors a user can cause (bad arguments, a results database made with another configuration, ...)
 are raised as ``ValueError`` (or ``FileExistsError``/``FileNotFoundError``) and printed as one line
-``banditree <command>: error: ...`` with exit status 2, never as a traceback.
+``banditree <command>: error: ...`` with exit status 2, never as a traceback.  Ctrl-C stops any
+command with exit status 130 and one line saying what is saved (a command's ``interrupted(args)``,
+set with ``set_defaults``).
 """
 from __future__ import annotations
 
@@ -89,15 +91,27 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    from bandits.compiling import interrupts_delivered
+
     try:
-        load_plugins(getattr(args, "plugin", []))
-        return int(args.func(args) or 0)
+        with interrupts_delivered():  # a Ctrl-C always stops the run, even one inside numba's compiler
+            load_plugins(getattr(args, "plugin", []))
+            return int(args.func(args) or 0)
     except (ValueError, FileExistsError, FileNotFoundError) as exc:
         print(f"banditree {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"banditree {args.command}: interrupted; finished work is saved.", file=sys.stderr)
+        print(f"banditree {args.command}: interrupted; {interrupted(args)}", file=sys.stderr)
         return 130
+
+
+def interrupted(args) -> str:
+    """What an interrupted command has saved, in words (each command's ``interrupted(args)``)."""
+    say = getattr(args, "interrupted", None)
+    try:
+        return say(args) if say is not None else "nothing is saved"
+    except Exception:  # pragma: no cover - the message must not fail; say the least
+        return "stopped"
 
 
 if __name__ == "__main__":  # pragma: no cover

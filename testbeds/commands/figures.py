@@ -33,7 +33,7 @@ def register(sub) -> None:
                    help="also run the five readings of r (known horizon and episodic): fig_r_sweep.png/.pdf")
     p.add_argument("--overwrite", action="store_true", help="replace results and figures already in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def run(args) -> int:
@@ -50,3 +50,10 @@ def run(args) -> int:
                            progress=not args.no_progress)
     print(f"wrote {len(written)} files to {folder}: " + ", ".join(p.rsplit('/', 1)[-1] for p in written))
     return 0
+
+
+def interrupted(args) -> str:
+    """Nothing is written before the run ends, and the folder is replaced as a whole."""
+    where = args.out if args.out else "the output folder"
+    return (f"nothing is saved (the results are written when the run ends; {where} is as it was); "
+            f"rerun the command to start again")

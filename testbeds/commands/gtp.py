@@ -43,7 +43,7 @@ def register(subparsers) -> None:
                    help=ranged(Number(*SECONDS, open_low=True), "none", "time per move in seconds instead of --playouts"))
     p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "seed of the engine's randomness"))
     p.add_argument("--name", default="banditree", help="name the engine reports")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=lambda args: "the engine stopped (a GTP session keeps no state)")
 
 
 def run(args) -> int:

@@ -44,7 +44,7 @@ def register(subparsers) -> None:
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="play the games on this Dask scheduler instead of local processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def run(args) -> int:
@@ -103,3 +103,27 @@ def game_options(game: str, options: dict) -> None:
             if text.startswith(f"{key} "):
                 raise ValueError(f"--{text}") from None
         raise
+
+
+def interrupted(args) -> str:
+    """Without --db nothing is kept; with it every finished game is (committed one by one)."""
+    if not args.db:
+        return "nothing is saved (without --db the games are kept in memory only)"
+    return f"{_stored(args.db)} in {args.db}; rerun the same command to resume"
+
+
+def _stored(db) -> str:
+    """``N finished games are saved`` for the games table of ``db`` (read as it is)."""
+    import os
+    import sqlite3
+
+    if not os.path.exists(db):
+        return "no game is saved (the database was not created yet)"
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        n = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        n = 0
+    finally:
+        con.close()
+    return f"{n} finished game{'s are' if n != 1 else ' is'} saved"

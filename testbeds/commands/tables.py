@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from testbeds.commands._common import C, GAMES, KOMI, PLAYOUTS, SEED, SIZE, WORKERS, Int, Number, NumberList, \
     check_writable, cpus, ranged
@@ -57,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="run the games on this Dask scheduler instead (pip install banditree[distributed])")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def default_out(db: str) -> str:
@@ -94,7 +93,7 @@ def run(args) -> int:
         cells = run_tables(spec, db, workers=args.workers, scheduler=args.scheduler,
                            progress=not args.no_progress)
     except KeyboardInterrupt:
-        _write(db, spec, out, title)  # the tables so far, from what the database holds
+        args.partial = _write(db, spec, out, title)  # the tables so far, from what the database holds
         raise
     paths = write_outputs(cells, out, title)
     print(open(paths[1]).read())
@@ -102,9 +101,20 @@ def run(args) -> int:
     return 0
 
 
-def _write(db, spec, out, title) -> None:
+def _write(db, spec, out, title) -> "str | None":
+    """Write the tables of the cells stored so far (after Ctrl-C); returns the folder, or None."""
     wanted = {(mi, float(c), int(p)) for mi, c, p, _ in spec.cells()}
     cells = [c for c in collect_cells(db, spec.games) if (c.mi, c.c, c.playouts) in wanted]
     if cells:
-        paths = write_outputs(cells, out, title + " (partial)")
-        print("wrote partial tables: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+        write_outputs(cells, out, title + " (partial)")
+        return out
+    return None
+
+
+def interrupted(args) -> str:
+    from testbeds.commands.match import _stored
+
+    db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
+    partial = getattr(args, "partial", None)
+    tables = f", the partial tables in {partial}" if partial else ""
+    return f"{_stored(db)} in {db}{tables}; rerun the same command to resume"

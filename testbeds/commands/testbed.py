@@ -43,7 +43,7 @@ def register(sub) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace the results already in --out")
     p.add_argument("--no-plots", action="store_true", help="write no figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def run(args) -> int:
@@ -80,3 +80,10 @@ def run(args) -> int:
                 plt.close(fig)
     print(f"results in {folder}")
     return 0
+
+
+def interrupted(args) -> str:
+    """Nothing is written before the run ends, and the folder is replaced as a whole."""
+    where = args.out if args.out else "the output folder"
+    return (f"nothing is saved (the results are written when the run ends; {where} is as it was); "
+            f"rerun the command to start again")
