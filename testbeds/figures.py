@@ -91,8 +91,9 @@ def make_figures(out: "str | os.PathLike", tasks: int = PAPER_TASKS, horizon: in
     """Run the paper's testbed and write the figures and the results folder into ``out``.
 
     Writes fig1_regret.png/.pdf, fig2_optimal_action.png/.pdf (and fig_r_sweep.png/.pdf with
-    ``r_sweep``) beside curves.npz, summary.csv and manifest.json.  Refuses (FileExistsError) to
-    replace existing results or figures unless ``overwrite``.  Returns the paths written.
+    ``r_sweep``) beside curves.npz, summary.csv and manifest.json, the folder replaced as a whole
+    (testbeds.folders).  Refuses (FileExistsError) to replace existing results or figures unless
+    ``overwrite``.  Returns the paths written.
     """
     folder = Path(out)
     check_new_results(folder, overwrite)

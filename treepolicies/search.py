@@ -40,6 +40,7 @@ from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtr
 __all__ = ["search", "SearchResult", "reroot", "DEFAULT_NODE_CAP", "FINALS"]
 
 DEFAULT_NODE_CAP = 2_000_000
+MAX_ITERATIONS = 2**62  # the compiled loop counts iterations in int64
 FINALS = ("robust", "max")
 _STOP = {0: "iterations", FULL_STATUS: "node_cap", EARLY: "early", PROVEN: "proven"}
 
@@ -78,8 +79,9 @@ def _check_budget(iterations, seconds):
     if iterations is None and seconds is None:
         raise ValueError("give a budget: iterations=N (>= 1) and/or seconds=S (> 0)")
     if iterations is not None:
-        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-            raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
+                or not 1 <= iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS}, got {iterations!r}")
         iterations = int(iterations)
     if seconds is not None:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number)) \
