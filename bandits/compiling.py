@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-__all__ = ["notice", "cache_report", "track"]
+__all__ = ["notice", "interrupts_delivered", "cache_report", "track"]
 
 #: generated dispatchers (closures made per policy or per game), for cache_report
 _TRACKED: list = []
@@ -30,9 +30,74 @@ def track(dispatcher):
     return dispatcher
 
 
+_HOOKS: list = []  # the sys.unraisablehook each interrupts_delivered() block replaced
+_PENDING: list = []  # interrupts swallowed while another tracer (a debugger, coverage) was set
+
+
+_TRACED: list = []  # frames given the one-shot trace function
+
+
+def _raise_interrupt(frame, event, arg):
+    """One-shot trace function: raise the swallowed KeyboardInterrupt at the next Python line of a
+    waiting frame, or in the next Python call, whichever comes first; then tracing is off again."""
+    sys.settrace(None)
+    for f in _TRACED:
+        f.f_trace = None
+    _TRACED.clear()
+    raise KeyboardInterrupt
+
+
+def _arm_interrupt() -> None:
+    frame = sys._getframe(2)  # above this function and the hook: the code that called into C
+    while frame is not None:
+        frame.f_trace = _raise_interrupt
+        _TRACED.append(frame)
+        frame = frame.f_back
+    sys.settrace(_raise_interrupt)
+
+
+def _redeliver(unraisable) -> None:
+    """sys.unraisablehook inside :func:`interrupts_delivered`.
+
+    numba compiles through ctypes callbacks (llvmlite), and a Ctrl-C that lands in one is
+    'ignored' by ctypes ("Exception ignored on calling ctypes callback ... KeyboardInterrupt"), so
+    a run went on to the end as if nothing had happened.  Here the interrupt is raised again at
+    the next Python line (a one-shot trace function on the waiting frames; raising in the hook
+    itself would be ignored too).  With another tracer set, it is kept for the end of the block instead.  Anything
+    else goes to the previous hook."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        if sys.gettrace() is None:
+            _arm_interrupt()
+        else:
+            _PENDING.append(unraisable.exc_value)
+        return
+    (_HOOKS[-1] if _HOOKS else sys.__unraisablehook__)(unraisable)
+
+
+@contextlib.contextmanager
+def interrupts_delivered():
+    """A Ctrl-C inside the block always raises KeyboardInterrupt, even one that lands in a ctypes
+    callback of numba's compiler (see :func:`_redeliver`).  Nests; the command line wraps every
+    command in it, :func:`notice` every compilation."""
+    _HOOKS.append(sys.unraisablehook)
+    sys.unraisablehook = _redeliver
+    before = len(_PENDING)
+    try:
+        yield
+    finally:
+        sys.unraisablehook = _HOOKS.pop()
+        pending = len(_PENDING) > before
+        del _PENDING[before:]
+        if pending:
+            raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def notice(what: str, delay: float = 0.75, stream=None):
-    """Print ``compiling <what> ...`` (and the time it took) if the block runs longer than ``delay`` s."""
+    """Print ``compiling <what> ...`` (and the time it took) if the block runs longer than ``delay`` s.
+
+    A Ctrl-C during the block always stops it (:func:`interrupts_delivered`).
+    """
     out = stream if stream is not None else sys.stderr
     start = time.perf_counter()
     said = threading.Event()
@@ -45,7 +110,8 @@ def notice(what: str, delay: float = 0.75, stream=None):
     timer.daemon = True
     timer.start()
     try:
-        yield
+        with interrupts_delivered():
+            yield
     finally:
         timer.cancel()
         if said.is_set():

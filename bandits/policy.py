@@ -145,6 +145,15 @@ class Policy:
         """This policy with its horizon set to ``horizon`` where it needs one and has none."""
         return self
 
+    def horizon_short_of(self, plays: int) -> "int | None":
+        """This policy's own known horizon T when it is below ``plays`` (the policy would then be
+        run past its horizon, where its schedule is undefined), else None.  A policy without a
+        ``horizon`` parameter, or with ``horizon`` None (bound later, or episodic), has none."""
+        horizon = self._param_values.get("horizon") if hasattr(self, "_param_values") else None
+        if isinstance(horizon, (int, np.integer)) and not isinstance(horizon, bool) and horizon < plays:
+            return int(horizon)
+        return None
+
     def replace(self, **changes: Any) -> "Policy":
         """A copy with some parameters changed."""
         values = dict(self._param_values)

@@ -10,12 +10,15 @@ and ``--player`` specs (:func:`bandits.load_plugin`; worker processes load it ag
 
 Errors a user can cause (bad arguments, a results database made with another configuration, ...)
 are raised as ``ValueError`` (or ``FileExistsError``/``FileNotFoundError``) and printed as one line
-``banditree <command>: error: ...`` with exit status 2, never as a traceback.
+``banditree <command>: error: ...`` with exit status 2, never as a traceback.  Ctrl-C stops any
+command with exit status 130 and one line saying what is saved (a command's ``interrupted(args)``,
+set with ``set_defaults``).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 #: Sub-command modules, in the order ``banditree --help`` lists them.
@@ -23,11 +26,19 @@ COMMANDS = ("testbed", "figures", "match", "gtp", "tables")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``banditree testbed: error: argument --arms: invalid int value:
-    'abc' (banditree testbed --help lists the options)`` instead of a usage block first."""
+    """argparse with one-line errors instead of a usage block first: a value out of its range reads
+    ``banditree testbed: error: --tasks must be an integer in 1..10000000, got 10**30``
+    (the ranges are those of :mod:`testbeds.commands._common`, shown in --help), any other
+    ``banditree testbed: error: the following arguments are required: --game (banditree tables
+    --help lists the options)``."""
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists the options)\n")
+        ranged = re.match(r"argument (-[-\w]+): (must be .*)", message)
+        if ranged:
+            line = f"{ranged.group(1)} {ranged.group(2)}"
+        else:
+            line = f"{message} ({self.prog} --help lists the options)"
+        self.exit(2, f"{self.prog}: error: {line}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,19 +82,36 @@ def load_plugins(paths) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # a bad argument (one line printed): the status, like any other error
+        if stop.code == 2:
+            return 2
+        raise  # --help, --version
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
+    from bandits.compiling import interrupts_delivered
+
     try:
-        load_plugins(getattr(args, "plugin", []))
-        return int(args.func(args) or 0)
+        with interrupts_delivered():  # a Ctrl-C always stops the run, even one inside numba's compiler
+            load_plugins(getattr(args, "plugin", []))
+            return int(args.func(args) or 0)
     except (ValueError, FileExistsError, FileNotFoundError) as exc:
         print(f"banditree {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"banditree {args.command}: interrupted; finished work is saved.", file=sys.stderr)
+        print(f"banditree {args.command}: interrupted; {interrupted(args)}", file=sys.stderr)
         return 130
+
+
+def interrupted(args) -> str:
+    """What an interrupted command has saved, in words (each command's ``interrupted(args)``)."""
+    say = getattr(args, "interrupted", None)
+    try:
+        return say(args) if say is not None else "nothing is saved"
+    except Exception:  # pragma: no cover - the message must not fail; say the least
+        return "stopped"
 
 
 if __name__ == "__main__":  # pragma: no cover

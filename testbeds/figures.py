@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from testbeds.results import RESULT_FILES, write_results
+from testbeds.results import RESULT_FILES, check_new_results, write_results_into
 from testbeds.runner import run_testbed
 from testbeds.testbed import GaussianTestbed
 
@@ -91,26 +91,20 @@ def make_figures(out: "str | os.PathLike", tasks: int = PAPER_TASKS, horizon: in
     """Run the paper's testbed and write the figures and the results folder into ``out``.
 
     Writes fig1_regret.png/.pdf, fig2_optimal_action.png/.pdf (and fig_r_sweep.png/.pdf with
-    ``r_sweep``) beside curves.npz, summary.csv and manifest.json.  Refuses (FileExistsError) to
-    replace existing results or figures unless ``overwrite``.  Returns the paths written.
+    ``r_sweep``) beside curves.npz, summary.csv and manifest.json, the folder replaced as a whole
+    (testbeds.folders).  Refuses (FileExistsError) to replace existing results or figures unless
+    ``overwrite``.  Returns the paths written.
     """
     folder = Path(out)
-    stems = list(FIGURE_FILES) + ([R_SWEEP_FILE] if r_sweep else [])
-    clash = [name for name in list(RESULT_FILES) + [f"{s}.{e}" for s in stems for e in ("png", "pdf")]
-             if (folder / name).exists()]
-    if clash and not overwrite:
-        raise FileExistsError(f"{folder} already holds {', '.join(clash)}; choose another --out or pass --overwrite")
+    check_new_results(folder, overwrite)
     testbed = GaussianTestbed(n_tasks=tasks, n_arms=arms, mean_sd=1.0, reward_sd=1.0, seed=seed)
     if not isinstance(horizon, int) or isinstance(horizon, bool) or horizon < 1:
         raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
     curves = figure_policies(r_sweep)
     result = run_testbed([spec for _, spec in curves], testbed, horizon, seed=seed, workers=workers,
                          progress=progress, labels=[label for label, _ in curves])
-    written = [str(p) for p in (folder / name for name in RESULT_FILES)]
-    write_results(result, folder, overwrite=True,
-                  extra={"figures": {"r_sweep": r_sweep, "reference": "Liu & Tsuruoka (2015), Figures 1-2"}})
-
     from testbeds import plots
+    from testbeds.folders import replace_folder
 
     paper = [label for label, _ in PAPER_CURVES]
     styles = {"KL-UCB": "--", "Modified I-UCB (no r, episodic)": "--", "Thompson sampling": "-."}
@@ -129,7 +123,11 @@ def make_figures(out: "str | os.PathLike", tasks: int = PAPER_TASKS, horizon: in
         figures.append((R_SWEEP_FILE, plots.grid_figure(result, panels, title=f"Readings of r_i in modified improved UCB ({size})")))
     import matplotlib.pyplot as plt
 
-    for stem, fig in figures:
-        written += plots.save_figure(fig, folder, stem)
-        plt.close(fig)
+    written = [str(folder / name) for name in RESULT_FILES]
+    with replace_folder(folder) as tmp:  # results and figures at once: old or new, never a mixture
+        write_results_into(result, tmp, extra={"figures": {"r_sweep": r_sweep,
+                                                           "reference": "Liu & Tsuruoka (2015), Figures 1-2"}})
+        for stem, fig in figures:
+            written += [str(folder / Path(p).name) for p in plots.save_figure(fig, tmp, stem)]
+            plt.close(fig)
     return written

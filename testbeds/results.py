@@ -9,7 +9,9 @@
                    per-policy diagnostics, package versions.
 
 An existing results folder is never overwritten silently: writing into a folder that already holds
-any of these files raises FileExistsError unless ``overwrite=True``.
+any of these files raises FileExistsError unless ``overwrite=True``.  The folder is written as a
+whole (:mod:`testbeds.folders`): built under a temporary sibling name and swapped in by renames, so
+a reader sees the old folder or the new one, never files of two runs side by side.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["METRICS", "SUMMARY_COLUMNS", "RESULT_FILES", "TestbedResult", "checkpoints",
-           "write_results", "read_results"]
+           "write_results", "write_results_into", "check_new_results", "read_results"]
 
 #: Per-play metrics; each has a standard error ``<name>_se``.
 METRICS = ("regret", "regret_se", "pseudo_regret", "pseudo_regret_se", "optimal_pct", "optimal_pct_se",
@@ -124,32 +126,50 @@ def _json_safe(value: Any) -> Any:
 
 def write_results(result: TestbedResult, out: "str | os.PathLike", overwrite: bool = False,
                   extra: dict[str, Any] | None = None) -> Path:
-    """Write curves.npz, summary.csv and manifest.json into the folder ``out`` (created if needed).
+    """Write curves.npz, summary.csv and manifest.json as the folder ``out`` (created if needed).
 
-    Raises FileExistsError when ``out`` already holds one of these files and ``overwrite`` is False.
+    Raises FileExistsError when ``out`` already holds results and ``overwrite`` is False, and when
+    it holds files that are not results (it is replaced as a whole: :mod:`testbeds.folders`).
     ``extra`` adds entries to the manifest (e.g. the command that made it).  Returns the folder.
     """
+    from testbeds.folders import replace_folder
+
     folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise FileExistsError(f"{folder} exists and is not a folder")
-    existing = [name for name in RESULT_FILES if (folder / name).exists()]
+    check_new_results(folder, overwrite)
+    with replace_folder(folder) as tmp:
+        write_results_into(result, tmp, extra)
+    return folder
+
+
+def check_new_results(folder: "str | os.PathLike", overwrite: bool, flag: str = "--out") -> None:
+    """FileExistsError when ``folder`` cannot take a new results folder: it is not a folder, holds
+    files that are not results, or holds results and ``overwrite`` is False."""
+    from testbeds.folders import OWN_FILES, check_replaceable
+
+    folder = Path(folder)
+    check_replaceable(folder, flag)
+    existing = sorted(p.name for p in folder.iterdir() if p.name in OWN_FILES) if folder.is_dir() else []
     if existing and not overwrite:
         raise FileExistsError(f"{folder} already holds results ({', '.join(existing)}); choose another "
-                              f"output folder or pass --overwrite (overwrite=True) to replace them")
-    folder.mkdir(parents=True, exist_ok=True)
+                              f"output folder ({flag}) or pass --overwrite (overwrite=True) to replace them")
 
+
+def write_results_into(result: TestbedResult, folder: "str | os.PathLike",
+                       extra: dict[str, Any] | None = None) -> None:
+    """Write the three results files into the existing folder ``folder`` (a temporary folder of
+    :func:`testbeds.folders.replace_folder`; no checks, no renames)."""
+    folder = Path(folder)
     arrays = {"labels": np.array(result.labels, dtype=str), "specs": np.array(result.specs, dtype=str),
               "step": result.steps}
     arrays.update({name: np.ascontiguousarray(result.curves[name], dtype=np.float64) for name in METRICS})
-    _atomic(folder / "curves.npz", lambda f: np.savez(f, **arrays), binary=True)
+    with open(folder / "curves.npz", "wb") as f:
+        np.savez(f, **arrays)
 
-    def write_csv(f):
+    with open(folder / "summary.csv", "w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
         writer.writeheader()
         for row in result.summary_rows():
             writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
-
-    _atomic(folder / "summary.csv", write_csv)
 
     manifest = {
         "kind": "banditree testbed results",
@@ -163,21 +183,19 @@ def write_results(result: TestbedResult, out: "str | os.PathLike", overwrite: bo
         "files": list(RESULT_FILES),
     }
     manifest.update(extra or {})
-    _atomic(folder / "manifest.json", lambda f: json.dump(_json_safe(manifest), f, indent=2, allow_nan=False))
-    return folder
-
-
-def _atomic(path: Path, write, binary: bool = False) -> None:
-    """Write through a temporary file in the same folder, then rename (no half-written results)."""
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
-        write(f)
-    os.replace(tmp, path)
+    with open(folder / "manifest.json", "w", encoding="utf-8") as f:
+        json.dump(_json_safe(manifest), f, indent=2, allow_nan=False)
 
 
 def read_results(folder: "str | os.PathLike") -> TestbedResult:
     """Load a results folder written by :func:`write_results` (no pickle anywhere)."""
     folder = Path(folder)
+    if not folder.exists():
+        from testbeds.folders import leftovers
+
+        left = leftovers(folder)
+        hint = f" (a replacement was interrupted; the results are in {', '.join(map(str, left))})" if left else ""
+        raise FileNotFoundError(f"{folder} is not a results folder: it does not exist{hint}")
     missing = [name for name in ("curves.npz", "manifest.json") if not (folder / name).exists()]
     if missing:
         raise FileNotFoundError(f"{folder} is not a results folder: missing {', '.join(missing)}")

@@ -179,7 +179,14 @@ def _prepare_policies(policies, labels, horizon):
     for item in policies:
         if not isinstance(item, (str, Policy)):
             raise ValueError(f"policies must be spec strings or bandits.Policy objects, got {type(item).__name__}")
-        policy = make_policy(item).bind(horizon)
+        policy = make_policy(item)
+        short = policy.horizon_short_of(horizon)
+        if short is not None:
+            shown = item.strip() if isinstance(item, str) else policy.spec
+            raise ValueError(f"policy {shown!r} has horizon={short}, shorter than the {horizon} plays per task "
+                             f"(--horizon): it would run past its horizon; drop horizon= from the spec "
+                             f"(it is then given the run's horizon) or make it at least {horizon}")
+        policy = policy.bind(horizon)
         if policy.needs_horizon:  # pragma: no cover - bind always settles it for the built-in policies
             raise ValueError(f"policy {policy.spec!r} still needs a horizon after bind({horizon})")
         bound.append(policy)

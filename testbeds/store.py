@@ -17,7 +17,13 @@ Every finished game is one row, committed at once::
                                 seconds: wall time of the game; finished_at: UTC time stamp
 
 Opening a file whose header differs from the one asked for raises ``ValueError`` naming the
-differing keys: results of different configurations are never mixed.  Rows are only inserted,
+differing keys: results of different configurations are never mixed.  Opening checks the file
+first (``PRAGMA quick_check``, the three tables, the header, the games table's unique key): a file
+that is damaged (truncated, corrupted pages), not SQLite, or not ours raises
+:class:`DatabaseError` (a ``ValueError``), one line naming ``--db`` and what is wrong, so a resume
+never writes into a damaged file.  The games table's key ``(run_id, game_index)`` is unique, so a
+game can never be stored twice; a file whose key was lost (hand-edited) gets it back when it holds
+no duplicate, and is refused when it does.  Rows are only inserted,
 never updated or deleted, so nothing already saved is lost.  The database runs in WAL mode with
 ``synchronous=FULL``, so a committed game survives a killed process (and a power cut).  The client
 process is the one writer; a lock file ``<db>.lock`` (``flock``) keeps a second writer out while a
@@ -31,7 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-__all__ = ["ResultStore", "GameRow", "RunInfo", "canonical_json", "SCHEMA_VERSION"]
+__all__ = ["ResultStore", "GameRow", "RunInfo", "DatabaseError", "canonical_json", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
 
@@ -60,6 +66,11 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (run_id, game_index)
 );
 """
+
+
+class DatabaseError(ValueError):
+    """A results database that cannot be used as it is (damaged, not SQLite, not a banditree
+    database, missing a table or its header); the message is one line naming --db."""
 
 
 def canonical_json(obj) -> str:
@@ -136,12 +147,17 @@ class ResultStore:
             except sqlite3.OperationalError as exc:
                 if "unable to open" in str(exc) or "readonly" in str(exc) or "disk I/O" in str(exc):
                     raise self._cannot_open(header, exc) from None
-                raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
+                raise self._damaged(exc) from None
             except sqlite3.DatabaseError as exc:
-                raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
-            self._con.execute("PRAGMA synchronous=FULL")
-            self._con.execute("PRAGMA foreign_keys=ON")
-            self.header = self._check_header(header)
+                raise self._damaged(exc) from None
+            try:
+                self._con.execute("PRAGMA synchronous=FULL")
+                self._con.execute("PRAGMA foreign_keys=ON")
+                self._check_file()
+                self.header = self._check_header(header)
+                self._check_key(writing=header is not None)
+            except sqlite3.DatabaseError as exc:
+                raise self._damaged(exc) from None
         except BaseException:
             self.close()
             raise
@@ -155,6 +171,43 @@ class ResultStore:
             reason += f": {filename}"
         verb = "create" if header is not None and not self.path.exists() else "open"
         return ValueError(f"cannot {verb} results database at {self.path} (--db): {reason}")
+
+    def _error(self, what: str) -> DatabaseError:
+        return DatabaseError(f"results database {self.path} (--db) {what}")
+
+    def _damaged(self, exc) -> DatabaseError:
+        text = str(exc)
+        if "not a database" in text:
+            return self._error(f"is not a banditree results database ({text})")
+        return self._error(f"is damaged ({text}); restore a copy or give another --db "
+                           f"(sqlite3's .recover may save its games)")
+
+    def _check_file(self) -> None:
+        """PRAGMA quick_check: a truncated file or a corrupted page is refused before anything is
+        read or written (a damaged index once let a resume store games twice)."""
+        rows = self._con.execute("PRAGMA quick_check").fetchall()
+        if [r[0] for r in rows] != ["ok"]:
+            lines = [ln for r in rows for ln in str(r[0]).splitlines() if ln.strip() and not ln.startswith("***")]
+            more = f" and {len(lines) - 1} more problems" if len(lines) > 1 else ""
+            raise self._error(f"is damaged (quick_check: {lines[0] if lines else rows[0][0]}{more}); restore a copy "
+                              f"or give another --db (sqlite3's .recover may save its games)")
+
+    def _check_key(self, writing: bool) -> None:
+        """The games table's key (run_id, game_index) must be unique: given back to a file that lost
+        it (when writing and no game is stored twice), refused when a game is stored twice."""
+        con = self._con
+        for index in con.execute("PRAGMA index_list(games)").fetchall():
+            if index[2]:  # unique
+                cols = [c[2] for c in con.execute(f"PRAGMA index_info({_quote(index[1])})").fetchall()]
+                if sorted(cols) == ["game_index", "run_id"]:
+                    return
+        dup = con.execute("SELECT run_id, game_index, COUNT(*) FROM games GROUP BY run_id, game_index "
+                          "HAVING COUNT(*) > 1 LIMIT 1").fetchone()
+        if dup is not None:
+            raise self._error(f"stores game {dup[1]} of run {dup[0]} {dup[2]} times (its games table has lost its "
+                              f"unique key); give another --db")
+        if writing:
+            con.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_key ON games(run_id, game_index)")
 
     def _take_lock(self) -> None:
         try:
@@ -172,15 +225,12 @@ class ResultStore:
 
     def _check_header(self, header: dict | None) -> dict:
         con = self._con
-        try:
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(f"{self.path} is not a banditree results database ({exc})") from None
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if "meta" not in tables:
             if tables:
-                raise ValueError(f"{self.path} is an SQLite file but not a banditree results database")
+                raise self._error("is an SQLite file but not a banditree results database (it has no meta table)")
             if header is None:
-                raise ValueError(f"{self.path} is empty, not a banditree results database")
+                raise self._error("is empty, not a banditree results database")
             from testbeds import __version__
 
             con.execute("BEGIN IMMEDIATE")
@@ -195,11 +245,22 @@ class ResultStore:
             ])
             con.execute("COMMIT")
             return json.loads(canonical_json(header))
+        missing = [name for name in ("runs", "games") if name not in tables]
+        if missing:
+            raise self._error(f"is damaged: its {' and '.join(missing)} table{'s are' if len(missing) > 1 else ' is'} "
+                              f"missing; give another --db")
         meta = dict(con.execute("SELECT key, value FROM meta"))
-        if int(meta.get("schema_version", -1)) != SCHEMA_VERSION:
-            raise ValueError(f"{self.path} has results schema version {meta.get('schema_version')}, "
-                             f"this banditree reads version {SCHEMA_VERSION}")
-        stored = json.loads(meta["header"])
+        version = meta.get("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise self._error(f"has results schema version {version}, this banditree reads version {SCHEMA_VERSION}")
+        if "header" not in meta:
+            raise self._error("is damaged: its meta table has no header (the study's configuration); give another --db")
+        try:
+            stored = json.loads(meta["header"])
+        except (TypeError, ValueError):
+            stored = None
+        if not isinstance(stored, dict):
+            raise self._error("is damaged: its header is not a JSON object; give another --db")
         if header is not None:
             asked = json.loads(canonical_json(header))
             if stored != asked:
@@ -235,6 +296,8 @@ class ResultStore:
         except sqlite3.IntegrityError as exc:
             raise ValueError(f"game {row.game_index} of run {run_id} cannot be stored in {self.path}: "
                              f"{exc}") from None
+        except sqlite3.DatabaseError as exc:  # damaged while the run went on
+            raise self._damaged(exc) from None
 
     def games(self, run_id: int, limit: int | None = None) -> list[GameRow]:
         """Stored games of a run in index order; ``limit``: only indices below it."""
@@ -281,6 +344,10 @@ class ResultStore:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _quote(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 def _now() -> str:

@@ -22,7 +22,7 @@ from testbeds.tournament import MatchConfig, _progress_bar, check_execution, pla
 
 __all__ = ["TablesSpec", "Cell", "group_cells", "uct_spec", "tables_header", "run_tables", "collect_cells",
            "write_csv", "write_markdown", "markdown_tables", "heatmap_figure", "draw_heatmap",
-           "draw_vs_playouts", "write_outputs", "CSV_COLUMNS"]
+           "draw_vs_playouts", "write_outputs", "stored_grid", "grid_of", "CSV_COLUMNS"]
 
 #: The paper's columns and our documented default C grid (the paper does not state its C values).
 DEFAULT_C = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
@@ -255,7 +255,8 @@ def markdown_tables(cells: list[Cell], title: str = "") -> str:
 
 def write_markdown(cells: list[Cell], path, title: str = "") -> Path:
     path = Path(path)
-    path.write_text(markdown_tables(cells, title))
+    with open(path, "w") as f:
+        f.write(markdown_tables(cells, title))
     return path
 
 
@@ -324,12 +325,34 @@ def draw_vs_playouts(ax, cells: list[Cell]) -> None:
 
 
 def write_outputs(cells: list[Cell], out_dir, title: str = "") -> list[Path]:
-    """Write table.csv, table.md, heatmap.png and heatmap.pdf to ``out_dir``; returns the paths."""
+    """Write table.csv, table.md, heatmap.png and heatmap.pdf as the folder ``out_dir``; returns the
+    paths.  The folder is replaced as a whole (:mod:`testbeds.folders`): a reader sees the earlier
+    tables or the new ones, never a mixture; it must hold nothing but tables files."""
+    from testbeds.folders import replace_folder
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [write_csv(cells, out / "table.csv"), write_markdown(cells, out / "table.md", title)]
-    fig = heatmap_figure(cells, title)
-    for ext in ("png", "pdf"):
-        fig.savefig(out / f"heatmap.{ext}", dpi=150)
-        paths.append(out / f"heatmap.{ext}")
-    return paths
+    names = ["table.csv", "table.md", "heatmap.png", "heatmap.pdf"]
+    with replace_folder(out) as tmp:
+        write_csv(cells, tmp / "table.csv")
+        write_markdown(cells, tmp / "table.md", title)
+        fig = heatmap_figure(cells, title)
+        for ext in ("png", "pdf"):
+            fig.savefig(tmp / f"heatmap.{ext}", dpi=150)
+    return [out / name for name in names]
+
+
+def stored_grid(out_dir) -> "set[tuple[str, str, float, int]] | None":
+    """The cells ``(mi, uct, c, playouts)`` of the tables in ``out_dir``/table.csv, or None without one."""
+    path = Path(out_dir) / "table.csv"
+    if not path.is_file():
+        return None
+    try:
+        with open(path, newline="") as f:
+            return {(row["mi"], row["uct"], float(row["c"]), int(row["playouts"])) for row in csv.DictReader(f)}
+    except (KeyError, ValueError, TypeError, OSError, UnicodeDecodeError):
+        return {("?", "?", math.nan, -1)}  # not a table of ours: differs from every grid
+
+
+def grid_of(spec: TablesSpec) -> set:
+    """The cells ``(mi, uct, c, playouts)`` of ``spec``, as :func:`stored_grid` reads them back."""
+    return {(mi, cfg.b, float(f"{c:g}"), int(p)) for mi, c, p, cfg in spec.cells()}

@@ -1,17 +1,21 @@
-"""Bounded property-based fuzzing (hypothesis) of the SGF reader and the GTP engine.
+"""Bounded property-based fuzzing (hypothesis) of the SGF reader, the GTP engine, the spec parsers
+and the numeric command-line arguments.
 
 SGF: any text or bytes given to ``load_sgf`` gives a game or a ValueError, nothing else, and never
 more setup stones than the board has points.  GTP: every answer of the in-process engine to any
 command line is well framed (``=[id] ...`` or ``?[id] ...`` and an empty line), never an internal
-error, and a refused command leaves the position exactly as it was.  Small boards, the random
-player and fixed, derandomized example budgets keep the whole file to a few seconds.
+error, and a refused command leaves the position exactly as it was.  Specs: any string gives a
+policy or a ValueError from ``make_policy``, and a player that moves or a ValueError from
+``make_player``.  Command line: any text for a numeric flag is parsed within its documented range
+or refused with exit 2 and one line naming the flag.  Small boards, the random player and fixed,
+derandomized example budgets keep the whole file to well under a minute (about 15 s here).
 """
 import io
 import os
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from treepolicies.games.go import Go
@@ -217,3 +221,121 @@ def test_gtp_binary_input_is_answered_line_by_line(data):
     assert "internal error" not in text
     answers = re.findall(r"[=?]\d*(?: [^\n]*)?(?:\n[^\n]+)*\n\n", text)
     assert "".join(answers) == text  # nothing but well-framed answers
+
+
+# -- spec strings (make_policy, make_player) ---------------------------------------------------------
+# Any spec string gives a policy or player, or a ValueError (nothing else); a player that is made
+# plays a legal move (a spec accepted and failing at the first move, like ucb1:node_cap=2 once, is
+# a bug: it must be refused when parsed, naming the key and its range).
+SPEC_NAMES = st.sampled_from(["ucb1", "iucb", "miucb", "klucb", "thompson", "egreedy", "greedy", "random",
+                              "alphabeta", "UCB1", "", "ucb9", ":", "ucb1:"])
+SPEC_KEYS = st.sampled_from(["c", "horizon", "episodic", "r", "family", "sigma", "prior", "epsilon", "q0",
+                             "final", "solver", "reuse", "node_cap", "specialize", "depth", "seconds", "", "x"])
+SPEC_VALUES = st.sampled_from(["1e308", "-1e308", "inf", "-inf", "nan", "1" + "0" * 30, "-1", "0", "1", "2",
+                               "0.5", "1000", "", "abc", "true", "false", "none", "(", ")", "sqrt(T/t)", "T/t",
+                               "n/t", "gaussian", "bernoulli", "beta", "robust", "max", "=", ",", "1_0"]) \
+    | st.text(max_size=5)
+SPEC = st.builds(lambda name, items: name + (":" + ",".join(f"{k}={v}" for k, v in items) if items else ""),
+                 SPEC_NAMES, st.lists(st.tuples(SPEC_KEYS, SPEC_VALUES), max_size=3)) | st.text(max_size=12)
+
+
+@settings(FUZZ, max_examples=400)
+@given(SPEC)
+def test_any_spec_gives_a_policy_or_a_value_error(spec):
+    from bandits import Policy, make_policy
+
+    try:
+        policy = make_policy(spec)
+    except ValueError:
+        return
+    assert isinstance(policy, Policy)
+
+
+def _keys(name):
+    import inspect
+
+    from bandits import POLICIES
+    from treepolicies.players import SEARCH_OPTIONS
+
+    if name in POLICIES:
+        cls, fixed = POLICIES[name]
+        own = [k for k in inspect.signature(cls.__init__).parameters if k != "self" and k not in fixed]
+    else:
+        own = ["depth", "seconds"]
+    return st.sampled_from(own + list(SEARCH_OPTIONS) + ["x"])
+
+
+# player specs: a known kind with its own keys and the search options (more likely to be accepted)
+PLAYER_SPEC = st.sampled_from(["ucb1", "iucb", "miucb", "klucb", "thompson", "egreedy", "greedy", "alphabeta"]) \
+    .flatmap(lambda name: st.lists(st.tuples(_keys(name), SPEC_VALUES | st.sampled_from(["2", "362", "999", "5"])),
+                                   max_size=3, unique_by=lambda kv: kv[0])
+             .map(lambda items: name + (":" + ",".join(f"{k}={v}" for k, v in items) if items else "")))
+
+
+@settings(FUZZ, max_examples=300)
+@given(PLAYER_SPEC | SPEC, st.sampled_from([dict(playouts=8), dict(playouts=8, seconds=0.05)]))
+@example("ucb1:node_cap=2", dict(playouts=8))  # accepted once, then 'the search ran no iteration'
+@example("miucb:node_cap=5,final=max", dict(playouts=8))
+def test_any_player_spec_gives_a_player_that_moves_or_a_value_error(spec, budget):
+    from treepolicies import make_player
+    from treepolicies.games import make_game
+
+    try:
+        player = make_player(spec, **budget)
+    except ValueError:
+        return
+    game = make_game("tictactoe")
+    for move in (4, 0):  # a small tree for alphabeta:depth=128
+        game.play(move)
+    assert player.choose(game, 0) in game.legal_moves()
+
+
+# -- numeric command-line arguments ------------------------------------------------------------------
+# Any text for a numeric flag is parsed within the flag's documented range, or refused with exit 2
+# and one line "banditree CMD: error: --flag must be ..., got ..." (never a traceback).
+def numeric_flags():
+    from testbeds.cli import build_parser
+    from testbeds.commands._common import Int, Number, NumberList
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(getattr(a, "choices", None), dict)).choices
+    return parser, [(cmd, a.option_strings[0], a.type) for cmd, p in sub.items() for a in p._actions
+                    if isinstance(a.type, (Int, Number, NumberList))]
+
+
+PARSER, FLAGS = numeric_flags()
+REQUIRED = {"match": ["--game", "nim", "--a", "random", "--b", "random"], "tables": ["--game", "nogo"]}
+NUMBER_TEXT = st.sampled_from(["1" + "0" * 30, "-" + "1" * 25, "1e308", "-1e308", "inf", "-inf", "nan", "0", "-1",
+                               "1", "5", "19", "20", "2.5", "0x10", "1_000", " 7 ", "", "10**30", "1e3", "0,5",
+                               "5,5,5", ",", "9" * 5000, "9223372036854775807", "9223372036854775808"]) \
+    | st.integers(min_value=-10**20, max_value=10**20).map(str) | st.floats().map(repr) | st.text(max_size=8)
+
+
+def in_range(kind, value) -> bool:
+    from testbeds.commands._common import Int, NumberList
+
+    if isinstance(kind, NumberList):
+        return all(in_range(kind.item, v) for v in value) and len(value) >= 1
+    if isinstance(kind, Int):
+        return isinstance(value, int) and kind.lo <= value <= kind.hi
+    return kind.ok(value)
+
+
+@settings(FUZZ, max_examples=600)
+@given(st.sampled_from(FLAGS), NUMBER_TEXT)
+def test_numeric_arguments_are_in_range_or_one_line_exit_2(flag, text):
+    import contextlib
+
+    command, option, kind = flag
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            args = PARSER.parse_args([command, *REQUIRED.get(command, []), f"{option}={text}"])
+        except SystemExit as stop:
+            assert stop.code == 2
+            message = err.getvalue()
+            assert message.count("\n") == 1 and "Traceback" not in message
+            assert message.startswith(f"banditree {command}: error: {option} must be "), message
+            return
+    value = getattr(args, option.lstrip("-").replace("-", "_"))
+    assert in_range(kind, value), (option, text, value)

@@ -63,12 +63,38 @@ def test_alphabeta_player_checks_its_arguments_when_made(kwargs, message):
 
 
 def test_mcts_player_checks_node_cap_when_made():
-    for bad in (1, 0, -5, 2.0, True):
-        with pytest.raises(ValueError, match="node_cap must be an integer >= 2"):
+    # issue 15, item 10: node_cap=2 used to be accepted and failed at the first move ("the search
+    # ran no iteration"); the range holds the root and its children on every board up to 19x19
+    for bad in (1, 2, 362, 999, 10**10, -5, 2.0, True):
+        with pytest.raises(ValueError, match=r"^node_cap must be an integer in 1000\.\.1000000000, got "):
             MCTSPlayer(UCB1(1.0), playouts=10, node_cap=bad)
-    with pytest.raises(ValueError, match="node_cap must be an integer >= 2, got 1"):
-        make_player("ucb1:node_cap=1", playouts=10)
-    assert MCTSPlayer(UCB1(1.0), playouts=10, node_cap=2).node_cap == 2
+    for spec in ("ucb1:node_cap=2", "ucb1:node_cap=x"):
+        with pytest.raises(ValueError, match=r"^node_cap must be an integer in 1000\.\.1000000000, got "):
+            make_player(spec, playouts=10)
+    assert MCTSPlayer(UCB1(1.0), playouts=10, node_cap=1000).node_cap == 1000
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(playouts=0), "playouts must be an integer in 1..1000000000, got 0"),
+    (dict(playouts=10**30), "playouts must be an integer in 1..1000000000, got 10000000000"),
+    (dict(playouts=2.5), "playouts must be an integer in 1..1000000000, got 2.5"),
+    (dict(seconds=float("inf")), "seconds must be a number > 0 and <= 86400, got inf"),
+    (dict(seconds=float("nan")), "seconds must be a number > 0 and <= 86400, got nan"),
+    (dict(seconds=0), "seconds must be a number > 0 and <= 86400, got 0"),
+])
+def test_mcts_player_checks_its_budget_when_made(kwargs, message):
+    # issue 15, item 7: seconds=inf or playouts=10**30 were accepted and every move then failed
+    # ('? internal error' at each GTP genmove)
+    with pytest.raises(ValueError) as err:
+        make_player("ucb1", **kwargs)
+    assert str(err.value).startswith(message)
+
+
+def test_alphabeta_spec_names_the_bad_key_and_its_range():
+    with pytest.raises(ValueError, match=r"^alphabeta depth must be an integer in 1\.\.128, got 'x'$"):
+        make_player("alphabeta:depth=x")
+    with pytest.raises(ValueError, match=r"^alphabeta seconds must be a finite number > 0, got 'y'$"):
+        make_player("alphabeta:seconds=y")
 
 
 def test_registered_player_kinds():

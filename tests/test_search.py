@@ -181,3 +181,12 @@ def test_bad_input_errors_name_the_problem():
         ConnectFour.from_string("x......\n" * 3 + "o......\n" * 3).play(0)
     with pytest.raises(ValueError, match="methods"):
         search(object(), "ucb1", iterations=10)
+
+
+def test_an_iteration_budget_beyond_int64_is_a_value_error():
+    # issue 15, item 7: iterations=10**30 reached the compiled loop (OverflowError: int too big to convert)
+    from treepolicies.search import MAX_ITERATIONS
+
+    with pytest.raises(ValueError, match=rf"^iterations must be an integer in 1\.\.{MAX_ITERATIONS}, got 10{{30}}$"):
+        search(ConnectFour(), "ucb1", iterations=10**30, seconds=0.01)
+    assert search(ConnectFour(), "ucb1", iterations=MAX_ITERATIONS, seconds=0.01).stop_reason == "seconds"

@@ -88,9 +88,9 @@ def test_rerun_resumes_and_other_seed_is_refused(grid, capsys):
 
 def test_bad_arguments_are_one_line_errors(tmp_path, capsys):
     assert main(["tables", "--game", "nogo", "--games", "0", "--db", str(tmp_path / "x.sqlite")]) == 2
-    assert "games must be an integer >= 1" in capsys.readouterr().err
+    assert "--games must be an integer in 1..100000, got 0" in capsys.readouterr().err
     assert main(["tables", "--game", "nogo", "--komi", "6.5", "--db", str(tmp_path / "x.sqlite")]) == 2
-    assert "komi applies to --game go only" in capsys.readouterr().err
+    assert "--komi applies to --game go only" in capsys.readouterr().err
     assert main(["tables", "--game", "nogo", "--uct", "ucb1:c=2", "--db", str(tmp_path / "x.sqlite")]) == 2
     assert "uct must not set c itself" in capsys.readouterr().err
     assert not (tmp_path / "x.sqlite").exists()
@@ -123,11 +123,11 @@ def test_cells_group_by_variant_and_uct_template():
 
 @pytest.mark.parametrize("extra, message", [
     (["--mi", "foo"], "mi spec 'foo': unknown player 'foo'"),
-    (["--mi", "miucb:episodic=true", "--mi", "ucb1:node_cap=1"], "node_cap must be an integer >= 2, got 1"),
+    (["--mi", "miucb:episodic=true", "--mi", "ucb1:node_cap=1"], "node_cap must be an integer in 1000..1000000000, got 1"),
     (["--uct", "klucb:bogus=1"], "uct spec 'klucb:bogus=1,c=0.1'"),
-    (["--seed", "-1"], "seed must be an integer >= 0, got -1"),
-    (["--size", "3"], "size must be an integer in 5..19"),
-    (["--workers", "0"], "--workers must be an integer >= 1, got 0"),
+    (["--seed", "-1"], "--seed must be an integer in 0..9223372036854775807, got -1"),
+    (["--size", "3"], "--size must be an integer in 5..19, got 3"),
+    (["--workers", "0"], "--workers must be an integer in 1..1024, got 0"),
     (["--scheduler", "foo"], "--scheduler must be an address like tcp://HOST:PORT"),
 ])
 def test_bad_specs_and_options_are_refused_before_the_database_exists(tmp_path, capsys, extra, message):

@@ -34,6 +34,12 @@ __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "Mi
            "PLAYER_FACTORIES", "SEARCH_OPTIONS"]
 
 SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize") + OPTION_KEYS
+#: Ranges of an MCTS player's budget and node cap: a move's search counts in 64-bit integers and a
+#: clock; the smallest node cap holds the root and its children on every board up to 19x19 Go
+#: (1 + 362 nodes) with room to grow, the largest is about 100 GB of tree for UCB1 (93 B a node).
+MAX_PLAYOUTS = 1_000_000_000
+MAX_SECONDS = 86_400.0
+NODE_CAP_RANGE = (1000, 1_000_000_000)
 
 
 class Player:
@@ -70,8 +76,15 @@ class MCTSPlayer(Player):
                  node_cap=DEFAULT_NODE_CAP, name=None, specialize=False, options=None):
         if playouts is None and seconds is None:
             raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
-        if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
-            raise ValueError(f"node_cap must be an integer >= 2, got {node_cap!r}")
+        if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer))
+                                     or not 1 <= playouts <= MAX_PLAYOUTS):
+            raise ValueError(f"playouts must be an integer in 1..{MAX_PLAYOUTS}, got {playouts!r}")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number))
+                                    or not (0 < seconds <= MAX_SECONDS)):  # nan, inf fail too
+            raise ValueError(f"seconds must be a number > 0 and <= {MAX_SECONDS:g}, got {seconds!r}")
+        lo, hi = NODE_CAP_RANGE
+        if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or not lo <= node_cap <= hi:
+            raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {node_cap!r}")
         self.policy = bind_policy(policy, playouts)
         if final not in FINALS:
             raise ValueError(f"final must be one of {FINALS}, got {final!r}")
@@ -177,9 +190,12 @@ def _alphabeta_factory(params, playouts=None, seconds=None):
     secs = params.get("seconds")
     try:
         depth = int(depth) if depth is not None else None
+    except ValueError:
+        raise ValueError(f"alphabeta depth must be an integer in 1..{MAX_DEPTH}, got {depth!r}") from None
+    try:
         secs = float(secs) if secs is not None else None
     except ValueError:
-        raise ValueError(f"alphabeta depth must be an integer and seconds a number, got {params}") from None
+        raise ValueError(f"alphabeta seconds must be a finite number > 0, got {secs!r}") from None
     if depth is None and secs is None:
         secs = seconds
     if depth is None and secs is None:
@@ -214,7 +230,8 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
                 try:
                     options[key] = int(raw)
                 except ValueError:
-                    raise ValueError(f"node_cap must be an integer in player spec {spec!r}, got {raw!r}") from None
+                    lo, hi = NODE_CAP_RANGE
+                    raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {raw!r}") from None
             else:
                 options[key] = raw
     policy_spec = name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")

@@ -49,6 +49,7 @@ from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtr
 __all__ = ["search", "SearchResult", "reroot", "DEFAULT_NODE_CAP", "FINALS"]
 
 DEFAULT_NODE_CAP = 2_000_000
+MAX_ITERATIONS = 2**62  # the compiled loop counts iterations in int64
 FINALS = ("robust", "max")
 _STOP = {0: "iterations", FULL_STATUS: "node_cap", EARLY: "early", PROVEN: "proven"}
 
@@ -87,8 +88,9 @@ def _check_budget(iterations, seconds):
     if iterations is None and seconds is None:
         raise ValueError("give a budget: iterations=N (>= 1) and/or seconds=S (> 0)")
     if iterations is not None:
-        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-            raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
+                or not 1 <= iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS}, got {iterations!r}")
         iterations = int(iterations)
     if seconds is not None:
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number)) \
@@ -111,7 +113,13 @@ def _check_game(game):
 
 def bind_policy(policy, iterations):
     """The node policy from a Policy or spec, with its horizon bound to ``iterations`` if it needs one."""
+    shown = policy.strip() if isinstance(policy, str) else None
     policy = make_policy(policy)
+    short = None if iterations is None else policy.horizon_short_of(iterations)
+    if short is not None:
+        raise ValueError(f"node policy {shown or policy.spec!r} has horizon={short}, fewer than the {iterations} "
+                         f"iterations (playouts) per move: the root would run past its horizon; drop horizon= "
+                         f"(it is then given the iterations) or make it at least {iterations}")
     if policy.needs_horizon:
         if iterations is None:
             raise ValueError(f"node policy {policy.spec!r} needs a horizon, which a search takes from "

@@ -19,6 +19,8 @@ import argparse
 import os
 import sys
 
+from testbeds.commands._common import KOMI, PLAYOUTS, SECONDS, SEED, SIZE, Int, Number, ranged
+
 try:  # registers the gnugo player kind for `banditree match`
     import treepolicies.gtp_client  # noqa: F401
 except ImportError:  # pragma: no cover - the tree layer's players module is missing in this checkout
@@ -29,15 +31,19 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("gtp", help="run a GTP engine (Go or NoGo) on stdin/stdout",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", choices=("go", "nogo"), default="go", help="go (default) or nogo")
-    p.add_argument("--size", type=int, default=9, help="board size 5..19 (default 9; GTP boardsize changes it)")
-    p.add_argument("--komi", type=float, default=7.5, help="komi for go (default 7.5)")
+    p.add_argument("--size", type=Int(*SIZE), default=9,
+                   help=ranged(Int(*SIZE), 9, "board size; GTP boardsize changes it"))
+    p.add_argument("--komi", type=Number(*KOMI), default=7.5,
+                   help=ranged(Number(*KOMI), 7.5, "komi for go, a multiple of 0.5 within +-size*size"))
     p.add_argument("--player", default="miucb:episodic=true",
                    help="player spec (default miucb:episodic=true; e.g. ucb1:c=0.5, random)")
-    p.add_argument("--playouts", type=int, default=None, help="MCTS iterations per move (default 3000)")
-    p.add_argument("--seconds", type=float, default=None, help="time per move in seconds instead of --playouts")
-    p.add_argument("--seed", type=int, default=0, help="seed of the engine's randomness (default 0)")
+    p.add_argument("--playouts", type=Int(*PLAYOUTS), default=None,
+                   help=ranged(Int(*PLAYOUTS), "3000 without --seconds", "MCTS iterations per move"))
+    p.add_argument("--seconds", type=Number(*SECONDS, open_low=True), default=None,
+                   help=ranged(Number(*SECONDS, open_low=True), "none", "time per move in seconds instead of --playouts"))
+    p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "seed of the engine's randomness"))
     p.add_argument("--name", default="banditree", help="name the engine reports")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=lambda args: "the engine stopped (a GTP session keeps no state)")
 
 
 def run(args) -> int:
@@ -46,14 +52,15 @@ def run(args) -> int:
     playouts = args.playouts
     if playouts is None and args.seconds is None:
         playouts = 3000
-    if playouts is not None and playouts < 1:
-        raise ValueError(f"--playouts must be >= 1, got {playouts}")
-    if args.seconds is not None and not args.seconds > 0:
-        raise ValueError(f"--seconds must be > 0, got {args.seconds}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
-                       playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name)
+    try:
+        engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
+                           playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name)
+    except ValueError as exc:  # name the flag: the engine's own messages name its parameters
+        text = str(exc)
+        for key in ("komi", "size"):
+            if text.startswith(f"{key} "):
+                raise ValueError(f"--{text}") from None
+        raise ValueError(f"--player {args.player!r}: {text}") from None
     try:
         return engine.run()
     except BrokenPipeError:

@@ -16,48 +16,47 @@ from __future__ import annotations
 
 import argparse
 
+from testbeds.commands._common import GAMES, KOMI, PLAYOUTS, SECONDS, SEED, SIZE, WORKERS, Int, Number, ranged
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("match", help="play a match between two players (MCTS with any bandit policy, ...)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, help="game name (nim, tictactoe, connect4, ...)")
-    p.add_argument("--size", type=int, default=None, help="board size for go/nogo (default: the game's, 9)")
-    p.add_argument("--komi", type=float, default=None, help="komi for go (default: the game's, 7.5)")
+    p.add_argument("--size", type=Int(*SIZE), default=None,
+                   help=ranged(Int(*SIZE), "the game's, 9", "board size for go/nogo"))
+    p.add_argument("--komi", type=Number(*KOMI), default=None,
+                   help=ranged(Number(*KOMI), "the game's, 7.5", "komi for go, a multiple of 0.5 within "
+                               "+-size*size"))
     p.add_argument("--a", required=True, help="player A spec, e.g. ucb1:c=1.4 or miucb:episodic=true,final=max")
     p.add_argument("--b", required=True, help="player B spec, e.g. random or alphabeta:depth=4")
-    p.add_argument("--playouts", type=int, default=None, help="MCTS iterations per move")
-    p.add_argument("--seconds", type=float, default=None, help="time per move (seconds)")
-    p.add_argument("--games", type=int, default=100, help="number of games (A moves first in even games)")
-    p.add_argument("--seed", type=int, default=0, help="match seed (game i uses game_seed(seed, i))")
+    p.add_argument("--playouts", type=Int(*PLAYOUTS), default=None,
+                   help=ranged(Int(*PLAYOUTS), "none", "MCTS iterations per move; give this or --seconds"))
+    p.add_argument("--seconds", type=Number(*SECONDS, open_low=True), default=None,
+                   help=ranged(Number(*SECONDS, open_low=True), "none", "time per move in seconds; "
+                               "give this or --playouts"))
+    p.add_argument("--games", type=Int(*GAMES), default=100,
+                   help=ranged(Int(*GAMES), 100, "number of games (A moves first in even games)"))
+    p.add_argument("--seed", type=Int(*SEED), default=0,
+                   help=ranged(Int(*SEED), 0, "match seed (game i uses game_seed(seed, i))"))
     p.add_argument("--db", default=None, help="results database (SQLite); resumes a run already there")
-    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--workers", type=Int(*WORKERS), default=1, help=ranged(Int(*WORKERS), 1, "local worker processes"))
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="play the games on this Dask scheduler instead of local processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def run(args) -> int:
     from testbeds.ratings import format_elo
     from testbeds.tournament import MatchConfig, run_match
-    from treepolicies import make_game, make_player
 
-    if args.playouts is None and args.seconds is None:
-        raise ValueError("give --playouts N or --seconds S")
-    if args.playouts is not None and args.playouts < 1:
-        raise ValueError(f"--playouts must be >= 1, got {args.playouts}")
-    if args.seconds is not None and not args.seconds > 0:
-        raise ValueError(f"--seconds must be > 0, got {args.seconds}")
-    if args.games < 1:
-        raise ValueError(f"--games must be >= 1, got {args.games}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    if args.workers < 1:
-        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if (args.playouts is None) == (args.seconds is None):
+        raise ValueError("give exactly one of --playouts N and --seconds S (the budget of every move)")
     options = {k: v for k, v in (("size", args.size), ("komi", args.komi)) if v is not None}
-    make_game(args.game, **options)  # unknown names and options fail here, before any worker starts
-    a = make_player(args.a, playouts=args.playouts, seconds=args.seconds)
-    b = make_player(args.b, playouts=args.playouts, seconds=args.seconds)
+    game_options(args.game, options)  # unknown names and options fail here, before any worker starts
+    a = _player("--a", args.a, args)
+    b = _player("--b", args.b, args)
     a.close()
     b.close()
     config = MatchConfig(game=args.game, a=args.a, b=args.b, playouts=args.playouts, seconds=args.seconds,
@@ -75,3 +74,56 @@ def run(args) -> int:
     if args.db:
         print(f"{result.played} games played now, {r.games} in {args.db}")
     return 0
+
+
+def _player(flag, spec, args):
+    """The player ``spec`` names, or a ValueError naming ``flag``."""
+    from treepolicies import make_player
+
+    try:
+        return make_player(spec, playouts=args.playouts, seconds=args.seconds)
+    except ValueError as exc:
+        raise ValueError(f"{flag} {spec!r}: {exc}") from None
+
+
+def game_options(game: str, options: dict) -> None:
+    """Make ``game`` with ``options`` once; a bad option is a ValueError naming its flag
+    (--size, --komi) and the valid values."""
+    from treepolicies.games import GAMES, make_game
+
+    if game not in GAMES:
+        make_game(game)  # the error naming the valid games
+    try:
+        make_game(game, **options)
+    except ValueError as exc:
+        text = str(exc)
+        for key in options:
+            if text.startswith(f"unknown option {key!r}"):
+                raise ValueError(f"--{key} does not apply to --game {game} ({text.split('; ', 1)[-1]})") from None
+            if text.startswith(f"{key} "):
+                raise ValueError(f"--{text}") from None
+        raise
+
+
+def interrupted(args) -> str:
+    """Without --db nothing is kept; with it every finished game is (committed one by one)."""
+    if not args.db:
+        return "nothing is saved (without --db the games are kept in memory only)"
+    return f"{_stored(args.db)} in {args.db}; rerun the same command to resume"
+
+
+def _stored(db) -> str:
+    """``N finished games are saved`` for the games table of ``db`` (read as it is)."""
+    import os
+    import sqlite3
+
+    if not os.path.exists(db):
+        return "no game is saved (the database was not created yet)"
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        n = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        n = 0
+    finally:
+        con.close()
+    return f"{n} finished game{'s are' if n != 1 else ' is'} saved"

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from testbeds.commands._common import check_writable, cpus
+from testbeds.commands._common import C, GAMES, KOMI, PLAYOUTS, SEED, SIZE, WORKERS, Int, Number, NumberList, \
+    check_writable, cpus, ranged
 from testbeds.tables import DEFAULT_C, DEFAULT_MI, DEFAULT_PLAYOUTS, TablesSpec, collect_cells, run_tables, \
     write_outputs
 
@@ -23,65 +23,77 @@ adds games; Ctrl-C keeps every finished game and writes the partial tables.
 """
 
 
-def _numbers(name, kind, what):
-    """argparse type for a comma-separated list of ``kind`` (float or int), named in errors."""
-    def parse(text):
-        try:
-            vals = tuple(kind(x) for x in text.split(",") if x.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be comma-separated {what}s, got {text!r}")
-        if not vals:
-            raise argparse.ArgumentTypeError(f"{name} must list at least one {what}")
-        return vals
-    return parse
-
-
 def register(sub) -> None:
     p = sub.add_parser("tables", help="Tables 1-2: Mi-UCT against UCT over UCT's C and playouts, resumable",
                        description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=("go", "nogo"))
-    p.add_argument("--size", type=int, default=9, help="board size (default 9, the paper's)")
-    p.add_argument("--komi", type=float, default=None, help="Go only: komi (default: the game's, 7.5)")
-    p.add_argument("--c", type=_numbers("c", float, "number"), default=DEFAULT_C, metavar="C1,C2,...",
-                   help="UCT's constants, the rows (default %(default)s: our grid, the paper gives none)")
-    p.add_argument("--playouts", type=_numbers("playouts", int, "integer"), default=DEFAULT_PLAYOUTS, metavar="P1,P2,...",
-                   help="playouts per move for both players, the columns (default %(default)s)")
+    p.add_argument("--size", type=Int(*SIZE), default=9, help=ranged(Int(*SIZE), "9, the paper's", "board size"))
+    p.add_argument("--komi", type=Number(*KOMI), default=None,
+                   help=ranged(Number(*KOMI), "the game's, 7.5", "Go only: komi, a multiple of 0.5 within +-size*size"))
+    p.add_argument("--c", type=NumberList(Number(*C)), default=DEFAULT_C, metavar="C1,C2,...",
+                   help=f"UCT's constants, the rows, each in {C[0]:g}..{C[1]:g} "
+                        f"(default {','.join(f'{c:g}' for c in DEFAULT_C)}: our grid, the paper gives none)")
+    p.add_argument("--playouts", type=NumberList(Int(*PLAYOUTS)), default=DEFAULT_PLAYOUTS, metavar="P1,P2,...",
+                   help=f"playouts per move for both players, the columns, each in {PLAYOUTS[0]}..{PLAYOUTS[1]} "
+                        f"(default {','.join(str(p) for p in DEFAULT_PLAYOUTS)})")
     p.add_argument("--mi", action="append", default=None, metavar="SPEC",
                    help=f"Mi-UCT's spec; repeat for one table per variant (default {DEFAULT_MI})")
     p.add_argument("--uct", default="ucb1", metavar="SPEC",
                    help="UCT's spec without c, e.g. ucb1:final=max (default %(default)s)")
-    p.add_argument("--games", type=int, default=None,
-                   help="games per cell (default: nogo %d, go %d; the paper: 1000)" % (DEFAULT_GAMES["nogo"],
-                                                                                      DEFAULT_GAMES["go"]))
-    p.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    p.add_argument("--games", type=Int(*GAMES), default=None,
+                   help=ranged(Int(*GAMES), "nogo %d, go %d; the paper: 1000" % (DEFAULT_GAMES["nogo"], DEFAULT_GAMES["go"]),
+                               "games per cell"))
+    p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "run seed"))
     p.add_argument("--db", default=None, help="results database (default results/<game><size>_tables.sqlite)")
-    p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf "
-                                               "(default: next to the database, <db name>_tables/)")
-    p.add_argument("--workers", type=int, default=cpus(), help="local worker processes (default: all cores, %(default)s)")
+    p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf, replaced "
+                                               "as a whole (default: beside the database, named after it with "
+                                               "_tables: results/nogo9_tables/)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace tables of another grid already in --out (the same grid is rewritten as it "
+                        "resumes)")
+    p.add_argument("--workers", type=Int(*WORKERS), default=cpus(),
+                   help=ranged(Int(*WORKERS), f"all cores, {cpus()}", "local worker processes"))
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="run the games on this Dask scheduler instead (pip install banditree[distributed])")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
+
+
+def default_out(db: str) -> str:
+    """The tables folder beside the database: ``results/nogo9_tables.sqlite`` -> ``results/nogo9_tables``,
+    ``runs/a.sqlite`` -> ``runs/a_tables`` (never ``..._tables_tables``)."""
+    stem = os.path.splitext(db)[0]
+    return stem if os.path.basename(stem).endswith("_tables") else stem + "_tables"
 
 
 def run(args) -> int:
+    from testbeds.commands.match import game_options
+    from testbeds.folders import check_replaceable
+    from testbeds.tables import grid_of, stored_grid
+
     options = {"size": args.size}
     if args.komi is not None:
         if args.game != "go":
-            raise ValueError("komi applies to --game go only")
+            raise ValueError("--komi applies to --game go only")
         options["komi"] = args.komi
+    game_options(args.game, options)  # a bad --size or --komi named, before anything else
     games = args.games if args.games is not None else DEFAULT_GAMES[args.game]
     spec = TablesSpec(game=args.game, cs=args.c, playouts=args.playouts, mis=tuple(args.mi or (DEFAULT_MI,)),
                       uct=args.uct, games=games, seed=args.seed, game_options=options)
     db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
-    out = args.out or os.path.splitext(db)[0] + "_tables"
+    out = args.out or default_out(db)
     title = f"Mi-UCT against UCT, {args.size}x{args.size} {'Go' if args.game == 'go' else 'NoGo'}, seed {args.seed}"
     check_writable(out, create=False)  # before the games, not after them (creates nothing yet)
+    check_replaceable(out)
+    stored = stored_grid(out)
+    if stored is not None and stored != grid_of(spec) and not args.overwrite:
+        raise FileExistsError(f"{out} holds the tables of another grid; pass --overwrite to replace them with this "
+                              f"grid's or choose another --out (the games of both grids stay in {db})")
     try:
         cells = run_tables(spec, db, workers=args.workers, scheduler=args.scheduler,
                            progress=not args.no_progress)
     except KeyboardInterrupt:
-        _write(db, spec, out, title)  # the tables so far, from what the database holds
+        args.partial = _write(db, spec, out, title)  # the tables so far, from what the database holds
         raise
     paths = write_outputs(cells, out, title)
     print(open(paths[1]).read())
@@ -89,9 +101,20 @@ def run(args) -> int:
     return 0
 
 
-def _write(db, spec, out, title) -> None:
+def _write(db, spec, out, title) -> "str | None":
+    """Write the tables of the cells stored so far (after Ctrl-C); returns the folder, or None."""
     wanted = {(mi, float(c), int(p)) for mi, c, p, _ in spec.cells()}
     cells = [c for c in collect_cells(db, spec.games) if (c.mi, c.c, c.playouts) in wanted]
     if cells:
-        paths = write_outputs(cells, out, title + " (partial)")
-        print("wrote partial tables: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+        write_outputs(cells, out, title + " (partial)")
+        return out
+    return None
+
+
+def interrupted(args) -> str:
+    from testbeds.commands.match import _stored
+
+    db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
+    partial = getattr(args, "partial", None)
+    tables = f", the partial tables in {partial}" if partial else ""
+    return f"{_stored(db)} in {db}{tables}; rerun the same command to resume"
