@@ -15,6 +15,11 @@ def conf_ucb(stats, i, t, params, state):
     return stats[3, i] + params[0] * np.sqrt(np.log(t) / stats[0, i])
 
 
+def half(states, moves, counts):
+    """An evaluator: uniform priors, value 1/2."""
+    return np.ones(moves.shape), np.full(len(states), 0.5)
+
+
 SPECS = ["ucb1:c=0.5", "miucb:episodic=true", "iucb:episodic=true", "iucb", "klucb:family=bernoulli",
          "thompson:prior=beta", "thompson:prior=gaussian", "egreedy:epsilon=0.1", "greedy", "conf_ucb:c=0.7", "puct:c=1.5"]
 
@@ -33,6 +38,7 @@ OPTIONS = {
     "prior": dict(prior="heuristic"),
     "widen": dict(widen_k=2.0, widen_alpha=0.5),
     "widen+prior+rave+heuristic": dict(widen_k=1.0, prior="heuristic", rave=True, rollout="heuristic"),
+    "evaluator": dict(evaluator=half, eval_batch=4, value_mix=0.5, fpu="parent"),
 }
 
 #: (game, option) pairs a game cannot support, and the words its one-line refusal must contain
@@ -43,6 +49,7 @@ REFUSED = {
     ("nim", "grave+heuristic"): "rollout='heuristic'", ("nim", "cap"): "rollout_cap",
     ("nim", "prior"): "prior='heuristic'", ("nim", "widen+prior+rave+heuristic"): "'heuristic' is not offered by nim",
     ("tictactoe", "widen+prior+rave+heuristic"): "rollout='heuristic'",
+    ("nim", "evaluator"): "needs a compiled game",
 }
 
 N = 64
@@ -63,7 +70,8 @@ def test_every_option_with_every_policy(game_name, option):
             continue
         a = search(game, spec, iterations=N, seed=1, early_stop=False, **kw)
         assert a.move in game.legal_moves()
-        assert a.iterations == N and a.visits.sum() == N, spec
+        # (with an evaluator the root's own evaluation is an iteration that visits no child)
+        assert a.iterations == N and a.visits.sum() == N - (option == "evaluator"), spec
         assert np.all((a.values >= 0) & (a.values <= 1))
         b = search(game, spec, iterations=N, seed=1, early_stop=False, **kw)  # same seed, same result
         assert a.move == b.move and (a.visits == b.visits).all() and np.array_equal(a.values, b.values), spec

@@ -287,7 +287,12 @@ def test_any_player_spec_gives_a_player_that_moves_or_a_value_error(spec, budget
     game = make_game("tictactoe")
     for move in (4, 0):  # a small tree for alphabeta:depth=128
         game.play(move)
-    assert player.choose(game, 0) in game.legal_moves()
+    try:
+        move = player.choose(game, 0)
+    except ValueError as exc:  # only what depends on the game: a rollout, prior or evaluator it lacks
+        assert "is not offered by tictactoe" in str(exc) or "unknown evaluator" in str(exc), exc
+        return
+    assert move in game.legal_moves()
 
 
 # -- numeric command-line arguments ------------------------------------------------------------------

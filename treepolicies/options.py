@@ -29,6 +29,9 @@ Every option is a keyword of :func:`treepolicies.search` and a key of player spe
     widen_k, widen_alpha  None, 0.5   progressive widening: a node with n visits considers only its
                            first ceil(k n^alpha) children in prior order (the game's move order with
                            uniform priors); widen_k > 0, alpha in (0, 1]
+    evaluator      None    a leaf evaluator (treepolicies.evaluate): a function or a registered name
+    eval_batch     1       leaves evaluated per call (virtual loss keeps them apart), 1..4096
+    value_mix      0.0     weight of the playout's result in the backed-up value, in [0, 1]
 """
 from __future__ import annotations
 
@@ -43,7 +46,8 @@ __all__ = ["SearchOptions", "OPTION_KEYS", "SCHEDULES", "options_from_spec"]
 
 SCHEDULES = ("hand", "mse")
 OPTION_KEYS = ("rave", "rave_schedule", "rave_k", "rave_bias", "grave_ref", "rollout", "rollout_cap",
-               "reward_bounds", "fpu", "fpu_reduction", "prior", "widen_k", "widen_alpha")
+               "reward_bounds", "fpu", "fpu_reduction", "prior", "widen_k", "widen_alpha", "evaluator",
+               "eval_batch", "value_mix")
 MAX_ROLLOUT_CAP = 1_000_000
 MAX_GRAVE_REF = 10 ** 9
 
@@ -85,6 +89,9 @@ class SearchOptions:
     prior: str = "uniform"
     widen_k: float | None = None
     widen_alpha: float = 0.5
+    evaluator: object = None
+    eval_batch: int = 1
+    value_mix: float = 0.0
 
     def __post_init__(self):
         if not isinstance(self.rave, (bool, np.bool_)):
@@ -97,7 +104,7 @@ class SearchOptions:
         if self.grave_ref > 0:
             object.__setattr__(self, "rave", True)
         object.__setattr__(self, "rave", bool(self.rave))
-        if not isinstance(self.rollout, str) or not self.rollout:
+        if not isinstance(self.rollout, str) or not self.rollout.isidentifier():
             raise ValueError(f"rollout must be a rollout name such as random or heuristic, got {self.rollout!r}")
         if self.rollout_cap is not None:
             object.__setattr__(self, "rollout_cap",
@@ -120,23 +127,27 @@ class SearchOptions:
                 raise ValueError(f"fpu_reduction goes with fpu=parent (the parent's mean minus it), not fpu={fpu!r}")
             fpu = "parent"
         object.__setattr__(self, "fpu", fpu)
-        if not isinstance(self.prior, str) or not self.prior:
+        if not isinstance(self.prior, str) or not self.prior.isidentifier():
             raise ValueError(f"prior must be uniform or a prior name such as heuristic, got {self.prior!r}")
         if self.widen_k is not None:
             object.__setattr__(self, "widen_k", _number("widen_k", self.widen_k, 0.0, 1e6, low_open=True))
         object.__setattr__(self, "widen_alpha", _number("widen_alpha", self.widen_alpha, 0.0, 1.0, low_open=True))
+        if self.evaluator is not None and not callable(self.evaluator) and not isinstance(self.evaluator, str):
+            raise ValueError(f"evaluator must be a function or a registered evaluator name, got {self.evaluator!r}")
+        object.__setattr__(self, "eval_batch", _number("eval_batch", self.eval_batch, 1, 4096, integer=True))
+        object.__setattr__(self, "value_mix", _number("value_mix", self.value_mix, 0.0, 1.0))
 
     @property
     def plain(self) -> bool:
         """True when no option changes the search (the plain UCT loop runs)."""
         return (not self.rave and self.rollout == "random" and self.rollout_cap is None
                 and self.reward_bounds is None and self.fpu == "inf" and self.prior == "uniform"
-                and self.widen_k is None)
+                and self.widen_k is None and self.evaluator is None)
 
     @property
     def view(self) -> bool:
         """True when the node policies see a view of NVIEW rows (priors or first-play urgency)."""
-        return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None
+        return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None or self.evaluator is not None
 
     def spec_items(self) -> list[str]:
         """The options that differ from the defaults as ``key=value`` texts (for player names)."""
@@ -146,6 +157,8 @@ class SearchOptions:
             if v != f.default:
                 if f.name == "reward_bounds":
                     v = f"{v[0]:g}:{v[1]:g}"
+                elif f.name == "evaluator" and callable(v):
+                    v = getattr(v, "__name__", "function")
                 out.append(f"{f.name}={str(v).lower() if isinstance(v, bool) else v}")
         return out
 
@@ -197,9 +210,9 @@ def options_from_spec(params: dict, spec: str) -> SearchOptions:
         try:
             if key == "rave":
                 kw[key] = parse_bool(key, raw, spec)
-            elif key in ("rave_schedule", "rollout", "prior", "fpu"):
+            elif key in ("rave_schedule", "rollout", "prior", "fpu", "evaluator"):
                 kw[key] = raw
-            elif key in ("grave_ref", "rollout_cap"):
+            elif key in ("grave_ref", "rollout_cap", "eval_batch"):
                 kw[key] = int(raw)
             elif key == "reward_bounds":
                 kw[key] = tuple(float(x) for x in raw.split(":"))
@@ -208,6 +221,7 @@ def options_from_spec(params: dict, spec: str) -> SearchOptions:
         except ValueError as exc:
             if key == "rave":
                 raise
-            want = {"grave_ref": "an integer", "rollout_cap": "an integer", "reward_bounds": "lo:hi"}.get(key, "a number")
+            want = {"grave_ref": "an integer", "rollout_cap": "an integer", "eval_batch": "an integer",
+                    "reward_bounds": "lo:hi"}.get(key, "a number")
             raise ValueError(f"{key} must be {want} in player spec {spec!r}, got {raw!r}") from exc
     return SearchOptions(**kw)

@@ -41,6 +41,7 @@ from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.amaf import amaf_update
+from treepolicies.evaluate import get_evaluator, run_evaluated, virtual_loss
 from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.options import SearchOptions, check_bounds
@@ -137,7 +138,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
            node_cap=DEFAULT_NODE_CAP, early_stop=True, tree=None, compiled=None,
            specialize=False, *, rave=False, rave_schedule="hand", rave_k=1000.0, rave_bias=0.015, grave_ref=0,
            rollout="random", rollout_cap=None, reward_bounds=None, fpu="inf", fpu_reduction=None,
-           prior="uniform", widen_k=None, widen_alpha=0.5, options=None) -> SearchResult:
+           prior="uniform", widen_k=None, widen_alpha=0.5, evaluator=None, eval_batch=1, value_mix=0.0,
+           options=None) -> SearchResult:
     """Run MCTS from ``game``'s position with ``policy`` as the node policy (module docstring).
 
     Parameters
@@ -158,7 +160,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         values, MCTS on Connect Four about 1.7x faster; one more compilation, cached on disk, per
         game and policy). Default False: one loop per game serves every policy. Same results.
     rave, rave_schedule, rave_k, rave_bias, grave_ref, rollout, rollout_cap, reward_bounds, fpu,
-    fpu_reduction, prior, widen_k, widen_alpha :
+    fpu_reduction, prior, widen_k, widen_alpha, evaluator, eval_batch, value_mix :
         the enhancements (treepolicies.options.SearchOptions, which documents each and its default);
         ``options``: a SearchOptions instead of these keywords.
     """
@@ -167,7 +169,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         options = SearchOptions(rave=rave, rave_schedule=rave_schedule, rave_k=rave_k, rave_bias=rave_bias,
                                 grave_ref=grave_ref, rollout=rollout, rollout_cap=rollout_cap,
                                 reward_bounds=reward_bounds, fpu=fpu, fpu_reduction=fpu_reduction, prior=prior,
-                                widen_k=widen_k, widen_alpha=widen_alpha)
+                                widen_k=widen_k, widen_alpha=widen_alpha, evaluator=evaluator,
+                                eval_batch=eval_batch, value_mix=value_mix)
     elif not isinstance(options, SearchOptions):
         raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
     if final not in FINALS:
@@ -194,7 +197,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     else:
         initial = (2 * iterations + 1024) if iterations is not None else 1 << 16
         tree = Tree(min(node_cap, initial), policy.state_width, policy.arm_state_width, amaf=options.rave,
-                    prior=run.prior is not None)
+                    prior=run.prior is not None or run.evaluator is not None)
         tree.init_root(1 - int(game.to_move))
         tree.options = options
         tree.policy_spec, tree.compiled, tree.root_key = policy.spec, compiled, key
@@ -202,11 +205,15 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         tree.kernels = game.kernels if has_kernels else None
 
     specialize = bool(specialize) and compiled
-    _compile_first(game, tree, policy, compiled, solver, specialize, run)  # before the clock starts
+    _compile_first(game, tree, policy, compiled and run.evaluator is None, solver, specialize, run)  # before the clock
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
-    if compiled:
+    if run.evaluator is not None:
+        done, reason, _ = run_evaluated(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run,
+                                        run.evaluator, options.eval_batch, options.value_mix,
+                                        lambda: _grow(tree, node_cap), _bad_arm)
+    elif compiled:
         done, reason = _run_compiled(game, tree, policy, stream, iterations, deadline, solver, early, node_cap,
                                      specialize, run)
     else:
@@ -238,6 +245,19 @@ class _Enhanced:
         rollouts = getattr(game, "rollouts", None) or {}
         needs_kernel = not options.plain
         has_kernels = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
+        self.evaluator = get_evaluator(options.evaluator)
+        if self.evaluator is not None:
+            if not has_kernels:
+                raise ValueError(f"evaluator: the leaf evaluator takes state arrays, so it needs a compiled game; "
+                                 f"{name} is a Python game")
+            clash = [k for k, on in (("rave", options.rave), ("prior", options.prior != "uniform"),
+                                     ("widen_k", options.widen_k is not None)) if on]
+            if clash:
+                raise ValueError(f"evaluator does not combine with {', '.join(clash)} yet (its priors are the "
+                                 "children's priors; RAVE needs playout moves)")
+            needs_kernel = options.rollout != "random" or options.rollout_cap is not None
+        elif options.value_mix > 0.0 or options.eval_batch != 1:
+            raise ValueError("eval_batch and value_mix go with evaluator=...")
         if has_kernels and needs_kernel and options.rollout not in rollouts:
             if rollouts:
                 raise ValueError(f"rollout={options.rollout!r} is not offered by {name}; its rollouts: "
@@ -250,7 +270,7 @@ class _Enhanced:
             self.kernel = rollouts[options.rollout]
         else:
             self.kernel = None
-        if compiled and needs_kernel:
+        if compiled and needs_kernel and self.evaluator is None:
             self.rollout = self.kernel
         self.prior = None
         priors = getattr(game, "priors", None) or {}
@@ -326,6 +346,8 @@ def _compile_first(game, tree, policy, compiled, solver, specialize=False, run=N
                 select_child_view(b, 0, pk, policy.params, valid, rng, work, bool(solver), run.opts, view, cmap)
             amaf_update(b, node, np.zeros(1, np.int64), 1, 1, seen, 0.5, True)
             order_by_prior(np.arange(2, dtype=np.int64), np.ones(2), 2)
+            virtual_loss(b, node, 1.0)
+            virtual_loss(b, node, -1.0)
     _READY.add((pk, bool(solver), viewed))
 
 

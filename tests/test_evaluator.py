@@ -1,0 +1,140 @@
+"""Leaf evaluators (treepolicies.evaluate): exact values make a perfect player, batching with
+virtual loss leaves the statistics exact, and bad evaluators are clear errors."""
+import functools
+
+import numpy as np
+import pytest
+
+from bandits.stats import COUNT
+from treepolicies import search
+from treepolicies.evaluate import register_evaluator
+from treepolicies.games import make_game
+from treepolicies.games.tictactoe import TicTacToe
+from treepolicies.players import make_player
+
+LINES = [0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100]
+
+
+@functools.lru_cache(maxsize=None)
+def negamax(me, you):
+    """Exact tic-tac-toe value (1 win, 0.5 draw, 0 loss) for the player to move, holding ``me``."""
+    if any(you & line == line for line in LINES):
+        return 0.0
+    occupied = me | you
+    if occupied == 0b111111111:
+        return 0.5
+    return max(1.0 - negamax(you, me | (1 << c)) for c in range(9) if not occupied >> c & 1)
+
+
+def value_of(state):
+    p = int(state[2]) & 1
+    return negamax(int(state[p]), int(state[1 - p]))
+
+
+CALLS = []
+
+
+def exact(states, moves, counts):
+    """The minimax value of each position as the evaluator's value, uniform priors."""
+    CALLS.append(len(states))
+    return np.ones(moves.shape), np.array([value_of(s) for s in states])
+
+
+def positions_with_a_forced_win(n):
+    """The first n positions (a fixed walk over the game tree) where the player to move can force a win."""
+    out, stack = [], [TicTacToe()]
+    while stack and len(out) < n:
+        g = stack.pop(0)
+        if g.terminal():
+            continue
+        if value_of(g.state) == 1.0 and g.state[2] >= 2:
+            out.append(g)
+        for m in g.legal_moves():
+            h = g.copy()
+            h.play(m)
+            stack.append(h)
+    return out
+
+
+def test_exact_evaluator_finds_every_forced_win_at_50_simulations():
+    # fpu=1 gives PUCT's unvisited children Q = 1 (optimistic), so each is evaluated once before the
+    # search settles; with q0 = 0 (AlphaZero's default) the first child visited keeps the first ~20
+    # simulations when its value is 0.5: 0.5 + c P sqrt(N) / 2 >= c P sqrt(N) until sqrt(N) = 0.5 / (cP / 2)
+    found = positions_with_a_forced_win(40)
+    assert len(found) == 40
+    for g in found:
+        move = search(g, "puct:c=1.5", iterations=50, seed=0, evaluator=exact, fpu=1.0).move
+        h = g.copy()
+        h.play(move)
+        assert h.terminal() and h.reward(g.to_move) == 1.0 or value_of(h.state) == 0.0, str(g)
+
+
+def test_exact_evaluator_player_never_loses():
+    player = make_player("puct:c=1.5", playouts=50)
+    player.options = type(player.options)(evaluator=exact, fpu=1.0)
+    for seed in range(12):
+        g = TicTacToe()
+        rng = np.random.default_rng(seed)  # the opponent: uniformly random moves
+        me = seed % 2
+        while not g.terminal():
+            if g.to_move == me:
+                g.play(player.choose(g, seed))
+            else:
+                moves = g.legal_moves()
+                g.play(moves[int(rng.integers(len(moves)))])
+        assert g.reward(me) >= 0.5
+
+
+@pytest.mark.parametrize("batch", [1, 8, 64])
+def test_batched_evaluation_is_reproducible_and_leaves_exact_statistics(batch):
+    g = make_game("connect4")
+
+    def flat(states, moves, counts):
+        CALLS.append(len(states))
+        return np.ones(moves.shape), np.full(len(states), 0.5)
+
+    CALLS.clear()
+    a = search(g, "puct:c=1.5", iterations=400, seed=2, evaluator=flat, eval_batch=batch, early_stop=False)
+    calls = list(CALLS)
+    b = search(g, "puct:c=1.5", iterations=400, seed=2, evaluator=flat, eval_batch=batch, early_stop=False)
+    assert (a.visits == b.visits).all() and a.move == b.move
+    assert max(calls) <= batch and a.iterations == 400
+    arr, size = a.tree.arrays, a.tree.size
+    # every evaluated node was expanded at its first visit: its visits = 1 + its children's visits
+    # (no virtual loss left behind), and the root's = the iterations
+    assert arr.stats[COUNT, 0] == 400
+    for node in range(size):
+        f, n = int(arr.first[node]), int(arr.nchild[node])
+        if f >= 0:
+            assert arr.stats[COUNT, node] == 1 + arr.stats[COUNT, f:f + n].sum()
+            assert arr.prior[f:f + n].sum() == pytest.approx(1.0)
+    if batch > 1:
+        assert len(calls) < 400  # several leaves per call
+
+
+def test_registered_evaluator_in_a_player_spec():
+    register_evaluator("t_exact", exact)
+    p = make_player("puct:c=1.5,evaluator=t_exact,eval_batch=4,fpu=1", playouts=40)
+    assert p.options.evaluator == "t_exact" and p.options.eval_batch == 4
+    g = positions_with_a_forced_win(1)[0]
+    h = g.copy()
+    h.play(p.choose(g, 0))
+    assert (h.terminal() and h.reward(g.to_move) == 1.0) or value_of(h.state) == 0.0
+
+
+def test_bad_evaluators_are_one_line_errors():
+    g = make_game("connect4")
+    with pytest.raises(ValueError, match="must lie in"):
+        search(g, "puct", iterations=10, evaluator=lambda s, m, c: (np.ones(m.shape), np.full(len(s), 2.0)))
+    with pytest.raises(ValueError, match="priors of shape"):
+        search(g, "puct", iterations=10, evaluator=lambda s, m, c: (np.ones(3), np.full(len(s), 0.5)))
+    with pytest.raises(ValueError, match="failed: ZeroDivisionError"):
+        search(g, "puct", iterations=10, evaluator=lambda s, m, c: 1 / 0)
+    with pytest.raises(ValueError, match="needs a compiled game"):
+        search(make_game("nim"), "puct", iterations=10, evaluator=exact)
+    with pytest.raises(ValueError, match="unknown evaluator 'nope'"):
+        search(g, "puct", iterations=10, evaluator="nope")
+    with pytest.raises(ValueError, match="eval_batch must be an integer in 1..4096"):
+        search(g, "puct", iterations=10, evaluator=exact, eval_batch=0)
+    with pytest.raises(ValueError, match="go with evaluator"):
+        search(g, "puct", iterations=10, value_mix=0.5)
