@@ -138,3 +138,31 @@ def test_bad_evaluators_are_one_line_errors():
         search(g, "puct", iterations=10, evaluator=exact, eval_batch=0)
     with pytest.raises(ValueError, match="go with evaluator"):
         search(g, "puct", iterations=10, value_mix=0.5)
+
+
+def test_the_connect4_window_evaluator_plugs_in_by_name_and_sees_threats():
+    import os
+
+    from bandits import load_plugin
+    from treepolicies.games.connect4 import ConnectFour
+
+    mod = load_plugin(os.path.join(os.path.dirname(os.path.dirname(__file__)), "benchmarks", "connect4_evaluator.py"))
+    empty = ConnectFour()
+    # the empty board: no window holds a stone, score 0, value 1/2
+    assert mod.window_values(empty.state[None, :], mod.WINDOWS)[0] == 0.5
+    # one x stone at the bottom of column 3, o to move.  Windows through that cell: 4 horizontal
+    # (starting in columns 0..3), 1 vertical, 1 rising diagonal (3,0)-(6,3), 1 falling (0,3)-(3,0):
+    # 7 windows with one x stone, +1 each for x, so -7 for o: value 1 / (1 + exp(7 / 16)) = 0.392337
+    one = ConnectFour()
+    one.play(3)
+    assert round(float(mod.window_values(one.state[None, :], mod.WINDOWS)[0]), 6) == 0.392337
+    g = ConnectFour.from_string("""
+        .......
+        .......
+        .......
+        .......
+        .oo....
+        .xxx..o
+    """)
+    r = search(g, "puct:c=1.5", iterations=200, seed=0, evaluator="c4_windows", eval_batch=8)
+    assert r.move in (0, 4)  # x to move takes the win (the priors put it first)
