@@ -33,7 +33,11 @@ VARIANTS = {"": {}, " (specialize)": {"specialize": True}}
 #: the enhancement rows: search keywords beside plain UCT
 ENHANCEMENTS = {"plain UCT": {}, "RAVE": {"rave": True}, "GRAVE (ref 50)": {"grave_ref": 50},
                 "heuristic rollouts": {"rollout": "heuristic"},
-                "RAVE + heuristic": {"rave": True, "rollout": "heuristic"}}
+                "RAVE + heuristic": {"rave": True, "rollout": "heuristic"},
+                "FPU parent - 0.1": {"fpu_reduction": 0.1},
+                "widening k=2 (prior)": {"widen_k": 2.0, "prior": "heuristic"},
+                "PUCT uniform": {"spec": "puct:c=1.5"},
+                "PUCT heuristic prior": {"spec": "puct:c=1.5", "prior": "heuristic"}}
 
 
 def ours(game_cls, spec, iterations, repeats, **options):
@@ -115,16 +119,46 @@ def enhancements(args) -> int:
     print(f"\nEnhancements, UCT ucb1:c=0.5, {args.enhancement_iterations} iterations per search, "
           f"median of {args.repeats}")
     print(f"{'game':10s} {'search':21s} {'it/s':>10s} {'/ plain':>8s}")
-    spec = "ucb1:c=0.5"
     for game_name, cls in (("connect4", ConnectFour), ("go 9x9", Go)):
         plain = None
         for label, options in ENHANCEMENTS.items():
+            options = dict(options)
+            spec = options.pop("spec", "ucb1:c=0.5")
             rate = ours(cls, spec, args.enhancement_iterations, args.repeats, **options)
             plain = plain or rate
             print(f"{game_name:10s} {label:21s} {rate:10.0f} {rate / plain:8.2f}", flush=True)
     print(f"memory per node (UCB1): {bytes_per_node(0, 0)} B plain, {bytes_per_node(0, 0, amaf=True)} B with the "
-          "AMAF statistics (RAVE / GRAVE)")
+          f"AMAF statistics (RAVE / GRAVE), {bytes_per_node(0, 0, prior=True)} B with priors")
+    evaluator_rates(args)
     return 0
+
+
+def evaluator_rates(args) -> None:
+    """Evaluator calls and leaves per second on Connect Four, PUCT, batches of 1, 8 and 64 leaves
+    (a constant evaluator: the cost is the search's own, not a model's)."""
+    import numpy as np
+
+    calls = []
+
+    def flat(states, moves, counts):
+        calls.append(len(states))
+        return np.ones(moves.shape), np.full(len(states), 0.5)
+
+    n = max(2000, args.enhancement_iterations // 4)
+    print(f"\nLeaf evaluator on connect4, PUCT, {n} iterations (constant evaluator)")
+    print(f"{'batch':>6s} {'leaves/s':>10s} {'calls/s':>10s} {'leaves/call':>12s}")
+    for batch in (1, 8, 64):
+        search(ConnectFour(), "puct:c=1.5", iterations=100, seed=0, evaluator=flat, eval_batch=batch)
+        rates, crates, per = [], [], []
+        for r in range(args.repeats):
+            calls.clear()
+            res = search(ConnectFour(), "puct:c=1.5", iterations=n, seed=r + 1, evaluator=flat, eval_batch=batch,
+                         early_stop=False)
+            rates.append(res.iterations / res.elapsed)
+            crates.append(len(calls) / res.elapsed)
+            per.append(sum(calls) / len(calls))
+        print(f"{batch:6d} {statistics.median(rates):10.0f} {statistics.median(crates):10.0f} "
+              f"{statistics.median(per):12.1f}", flush=True)
 
 
 if __name__ == "__main__":
