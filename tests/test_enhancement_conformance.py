@@ -39,6 +39,9 @@ OPTIONS = {
     "widen": dict(widen_k=2.0, widen_alpha=0.5),
     "widen+prior+rave+heuristic": dict(widen_k=1.0, prior="heuristic", rave=True, rollout="heuristic"),
     "evaluator": dict(evaluator=half, eval_batch=4, value_mix=0.5, fpu="parent"),
+    "transpositions": dict(transpositions=True),
+    "transpositions+heuristic+cap+bounds": dict(transpositions=True, rollout="heuristic", rollout_cap=40,
+                                                reward_bounds=(0, 1)),
 }
 
 #: (game, option) pairs a game cannot support, and the words its one-line refusal must contain
@@ -50,6 +53,8 @@ REFUSED = {
     ("nim", "prior"): "prior='heuristic'", ("nim", "widen+prior+rave+heuristic"): "'heuristic' is not offered by nim",
     ("tictactoe", "widen+prior+rave+heuristic"): "rollout='heuristic'",
     ("nim", "evaluator"): "needs a compiled game",
+    ("nim", "transpositions"): "position key kernel", ("nim", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
+    ("tictactoe", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
 }
 
 N = 64

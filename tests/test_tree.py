@@ -113,9 +113,13 @@ def test_stated_memory_per_node():
         assert bytes_per_node(policy.state_width, policy.arm_state_width) == size
     t = Tree(1000, 7, 0)
     # per-node arrays (a tree without RAVE holds a (4, 1) placeholder for the AMAF rows)
-    arrays_bytes = sum(a.nbytes for name, a in zip(t.arrays._fields, t.arrays) if name not in ("meta", "amaf"))
-    assert arrays_bytes == 1000 * 141 and t.arrays.amaf.shape == (4, 1)
+    arrays_bytes = sum(a.nbytes for name, a in zip(t.arrays._fields, t.arrays) if name not in ("meta", "amaf", "prior"))
+    assert arrays_bytes == 1000 * 141 and t.arrays.amaf.shape == (4, 1) and t.arrays.prior.shape == (1,)
     # RAVE: 4 float64 AMAF rows more -> 141 + 32 = 173
     t = Tree(1000, 7, 0, amaf=True)
-    arrays_bytes = sum(a.nbytes for name, a in zip(t.arrays._fields, t.arrays) if name != "meta")
+    arrays_bytes = sum(a.nbytes for name, a in zip(t.arrays._fields, t.arrays) if name not in ("meta", "prior"))
     assert arrays_bytes == 1000 * 173 == 1000 * bytes_per_node(7, 0, amaf=True)
+    # priors: one float64 per node more -> 141 + 32 + 8 = 181
+    t = Tree(1000, 7, 0, amaf=True, prior=True)
+    arrays_bytes = sum(a.nbytes for name, a in zip(t.arrays._fields, t.arrays) if name != "meta")
+    assert arrays_bytes == 1000 * 181 == 1000 * bytes_per_node(7, 0, amaf=True, prior=True)

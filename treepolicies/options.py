@@ -32,6 +32,8 @@ Every option is a keyword of :func:`treepolicies.search` and a key of player spe
     evaluator      None    a leaf evaluator (treepolicies.evaluate): a function or a registered name
     eval_batch     1       leaves evaluated per call (virtual loss keeps them apart), 1..4096
     value_mix      0.0     weight of the playout's result in the backed-up value, in [0, 1]
+    transpositions False   positions reached by different move orders share one node
+                           (treepolicies.transpositions: the tree becomes a DAG)
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ __all__ = ["SearchOptions", "OPTION_KEYS", "SCHEDULES", "options_from_spec"]
 SCHEDULES = ("hand", "mse")
 OPTION_KEYS = ("rave", "rave_schedule", "rave_k", "rave_bias", "grave_ref", "rollout", "rollout_cap",
                "reward_bounds", "fpu", "fpu_reduction", "prior", "widen_k", "widen_alpha", "evaluator",
-               "eval_batch", "value_mix")
+               "eval_batch", "value_mix", "transpositions")
 MAX_ROLLOUT_CAP = 1_000_000
 MAX_GRAVE_REF = 10 ** 9
 
@@ -92,6 +94,7 @@ class SearchOptions:
     evaluator: object = None
     eval_batch: int = 1
     value_mix: float = 0.0
+    transpositions: bool = False
 
     def __post_init__(self):
         if not isinstance(self.rave, (bool, np.bool_)):
@@ -136,13 +139,16 @@ class SearchOptions:
             raise ValueError(f"evaluator must be a function or a registered evaluator name, got {self.evaluator!r}")
         object.__setattr__(self, "eval_batch", _number("eval_batch", self.eval_batch, 1, 4096, integer=True))
         object.__setattr__(self, "value_mix", _number("value_mix", self.value_mix, 0.0, 1.0))
+        if not isinstance(self.transpositions, (bool, np.bool_)):
+            raise ValueError(f"transpositions must be true or false, got {self.transpositions!r}")
+        object.__setattr__(self, "transpositions", bool(self.transpositions))
 
     @property
     def plain(self) -> bool:
         """True when no option changes the search (the plain UCT loop runs)."""
         return (not self.rave and self.rollout == "random" and self.rollout_cap is None
                 and self.reward_bounds is None and self.fpu == "inf" and self.prior == "uniform"
-                and self.widen_k is None and self.evaluator is None)
+                and self.widen_k is None and self.evaluator is None and not self.transpositions)
 
     @property
     def view(self) -> bool:
@@ -208,7 +214,7 @@ def options_from_spec(params: dict, spec: str) -> SearchOptions:
             continue
         raw = params.pop(key)
         try:
-            if key == "rave":
+            if key in ("rave", "transpositions"):
                 kw[key] = parse_bool(key, raw, spec)
             elif key in ("rave_schedule", "rollout", "prior", "fpu", "evaluator"):
                 kw[key] = raw
@@ -219,7 +225,7 @@ def options_from_spec(params: dict, spec: str) -> SearchOptions:
             else:
                 kw[key] = float(raw)
         except ValueError as exc:
-            if key == "rave":
+            if key in ("rave", "transpositions"):
                 raise
             want = {"grave_ref": "an integer", "rollout_cap": "an integer", "eval_batch": "an integer",
                     "reward_bounds": "lo:hi"}.get(key, "a number")

@@ -94,6 +94,8 @@ class MCTSPlayer(Player):
         if options is not None and not isinstance(options, SearchOptions):
             raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
         self.options = options or SearchOptions()
+        if self.reuse and self.options.transpositions:
+            raise ValueError("reuse=true does not combine with transpositions=true yet (a DAG has no subtree to keep)")
         self.name = name or ",".join([make_policy(policy).spec] + self.options.spec_items())
         self.last = None  # the last SearchResult
         self._tree = None

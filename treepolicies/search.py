@@ -42,6 +42,7 @@ from bandits.stats import COUNT, MEAN
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.amaf import amaf_update
 from treepolicies.evaluate import get_evaluator, run_evaluated, virtual_loss
+from treepolicies.transpositions import prepare_transposed, run_transposed
 from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.options import SearchOptions, check_bounds
@@ -139,7 +140,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
            specialize=False, *, rave=False, rave_schedule="hand", rave_k=1000.0, rave_bias=0.015, grave_ref=0,
            rollout="random", rollout_cap=None, reward_bounds=None, fpu="inf", fpu_reduction=None,
            prior="uniform", widen_k=None, widen_alpha=0.5, evaluator=None, eval_batch=1, value_mix=0.0,
-           options=None) -> SearchResult:
+           transpositions=False, options=None) -> SearchResult:
     """Run MCTS from ``game``'s position with ``policy`` as the node policy (module docstring).
 
     Parameters
@@ -160,7 +161,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         values, MCTS on Connect Four about 1.7x faster; one more compilation, cached on disk, per
         game and policy). Default False: one loop per game serves every policy. Same results.
     rave, rave_schedule, rave_k, rave_bias, grave_ref, rollout, rollout_cap, reward_bounds, fpu,
-    fpu_reduction, prior, widen_k, widen_alpha, evaluator, eval_batch, value_mix :
+    fpu_reduction, prior, widen_k, widen_alpha, evaluator, eval_batch, value_mix, transpositions :
         the enhancements (treepolicies.options.SearchOptions, which documents each and its default);
         ``options``: a SearchOptions instead of these keywords.
     """
@@ -170,7 +171,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
                                 grave_ref=grave_ref, rollout=rollout, rollout_cap=rollout_cap,
                                 reward_bounds=reward_bounds, fpu=fpu, fpu_reduction=fpu_reduction, prior=prior,
                                 widen_k=widen_k, widen_alpha=widen_alpha, evaluator=evaluator,
-                                eval_batch=eval_batch, value_mix=value_mix)
+                                eval_batch=eval_batch, value_mix=value_mix, transpositions=transpositions)
     elif not isinstance(options, SearchOptions):
         raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
     if final not in FINALS:
@@ -186,6 +187,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         raise ValueError(f"compiled=True needs a compiled game (with kernels); {type(game).__name__} has none")
     bounds = _bounds(game, options)
     run = _Enhanced(game, options, bounds, compiled)
+    if options.transpositions:
+        _check_transpositions(game, options, compiled, solver, tree)
     stream = make_stream(seed)
     key = _key(game)
 
@@ -205,11 +208,21 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         tree.kernels = game.kernels if has_kernels else None
 
     specialize = bool(specialize) and compiled
-    _compile_first(game, tree, policy, compiled and run.evaluator is None, solver, specialize, run)  # before the clock
+    _compile_first(game, tree, policy, compiled and run.evaluator is None and not options.transpositions, solver,
+                   specialize, run)  # before the clock starts
+    if options.transpositions:
+        prepare_transposed(game, tree, policy, run)
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
-    if run.evaluator is not None:
+    if options.transpositions:
+        done, reason = run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run,
+                                      lambda: _grow(tree, node_cap))
+        if reason == BAD_ARM:
+            _bad_arm(policy)
+        if reason == BAD_REWARD:
+            _bad_reward(game, run)
+    elif run.evaluator is not None:
         done, reason, _ = run_evaluated(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run,
                                         run.evaluator, options.eval_batch, options.value_mix,
                                         lambda: _grow(tree, node_cap), _bad_arm)
@@ -220,6 +233,19 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         done, reason = _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run)
     elapsed = time.perf_counter() - start
     return _result(tree, policy, done, elapsed, reason, final, solver)
+
+
+def _check_transpositions(game, options, compiled, solver, tree) -> None:
+    """Refuse, in one line, what transpositions do not support (treepolicies.transpositions)."""
+    name = getattr(game, "name", "") or type(game).__name__
+    if not compiled or getattr(game, "key_kernel", None) is None:
+        raise ValueError(f"transpositions need a compiled game with a position key kernel (game.key_kernel); "
+                         f"{name} has none")
+    clash = [k for k, on in (("solver", solver), ("rave", options.rave), ("fpu", options.fpu != "inf"),
+                             ("prior", options.prior != "uniform"), ("widen_k", options.widen_k is not None),
+                             ("evaluator", options.evaluator is not None), ("tree reuse", tree is not None)) if on]
+    if clash:
+        raise ValueError(f"transpositions do not combine with {', '.join(clash)} yet")
 
 
 def _bounds(game, options):

@@ -49,7 +49,7 @@ __all__ = [
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
     "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
-    "position_hash", "ZOBRIST", "ZSTRIDE", "atari_liberty", "liberties_after",
+    "position_hash", "ZOBRIST", "ZSTRIDE", "atari_liberty", "liberties_after", "search_key",
 ]
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
@@ -573,6 +573,18 @@ def chain_liberties(state, p):
         if s == p:
             break
     return count
+
+
+@nb.njit(cache=True)
+def search_key(state):
+    """The key of a position for the search's transposition table: the Zobrist hash of the board
+    mixed with the player to move, the ko point and the consecutive passes (what decides the legal
+    moves and the end; the move count, which only matters near the move cap, is left out)."""
+    k = state[H_HASH]
+    k ^= (state[H_TOMOVE] + 1) * np.int64(-7046029254386353131)   # 0x9E3779B97F4A7C15
+    k ^= (state[H_KO] + 2) * np.int64(-4658895280553007687)       # 0xBF58476D1CE4E5B9
+    k ^= (state[H_PASSES] + 1) * np.int64(-7723592293110705685)   # 0x94D049BB133111EB
+    return k
 
 
 def position_hash(board_colours: np.ndarray) -> int:

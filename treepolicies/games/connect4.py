@@ -165,6 +165,18 @@ def heuristic_prior(state, moves, n, out):
         out[j] /= total
 
 
+_BOTTOM = np.int64(sum(1 << (7 * c) for c in range(WIDTH)))
+
+
+@nb.njit(cache=True)
+def search_key(state):
+    """The position's key for transpositions, exact (Pons 2016): the stones of the player to move
+    plus the mask of all stones plus the bottom row; below every column's stones the sum carries
+    into the first empty cell, so the key is unique for every position."""
+    p = state[_N] & 1
+    return state[p] + (state[_A] | state[_B]) + _BOTTOM
+
+
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
 PRIORS = {"heuristic": heuristic_prior}
 ROLLOUTS = {"random": Rollout(random_rollout, value), "heuristic": Rollout(heuristic_rollout, value)}
@@ -179,6 +191,8 @@ class ConnectFour(CompiledGame):
     name = "connect4"
     rollouts = ROLLOUTS
     priors = PRIORS
+    #: position key kernel for transpositions (treepolicies.transpositions)
+    key_kernel = staticmethod(search_key)
     move_codes = WIDTH
     max_plies = WIDTH * HEIGHT
 

@@ -492,6 +492,8 @@ class Go(BoardGame):
     kernels = GO_KERNELS
     rollouts = GO_ROLLOUTS
     priors = GO_PRIORS
+    #: position key kernel for transpositions (treepolicies.transpositions)
+    key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(go_is_legal)
 
     def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):

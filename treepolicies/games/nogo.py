@@ -158,6 +158,8 @@ class NoGo(BoardGame):
     kernels = NOGO_KERNELS
     rollouts = NOGO_ROLLOUTS
     priors = NOGO_PRIORS
+    #: position key kernel for transpositions (treepolicies.transpositions)
+    key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(nogo_is_legal)
 
     @property

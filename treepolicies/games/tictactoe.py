@@ -101,6 +101,12 @@ def heuristic_prior(state, moves, n, out):
         out[j] /= total
 
 
+@nb.njit(cache=True)
+def search_key(state):
+    """The position's key for transpositions, exact: X's 9 bits, then O's."""
+    return state[_X] | (state[_O] << 9)
+
+
 KERNELS = GameKernels(legal, play, to_move, terminal, result, playout)
 PRIORS = {"heuristic": heuristic_prior}
 ROLLOUTS = {"random": Rollout(random_rollout, value)}
@@ -114,6 +120,8 @@ class TicTacToe(CompiledGame):
     name = "tictactoe"
     rollouts = ROLLOUTS
     priors = PRIORS
+    #: position key kernel for transpositions (treepolicies.transpositions)
+    key_kernel = staticmethod(search_key)
     move_codes = 9
     max_plies = 9
 

@@ -1,0 +1,312 @@
+"""Transpositions: positions reached by different move orders share one node (the tree becomes a DAG).
+
+``search(game, policy, iterations=N, transpositions=True)`` on a compiled game with a position key
+kernel (``game.key_kernel(state) -> int64``: the Zobrist hash mixed with the player to move, the ko
+point and the passes for Go and NoGo (a 64-bit hash: two positions share a key with probability
+about 2**-64 per pair); exact keys from the bitboards for Connect Four and tic-tac-toe).
+
+Layout.  Rows of the tree arrays are *edges*: row c is the move ``move[c]`` from the position that
+owns the block of children it belongs to (``parent[c]``, a canonical row), with that edge's
+statistics (``stats[:, c]``: the iterations that took this move from that position).  Each row also
+names the position it leads to, ``canon[c]``: its canonical row, the first row that reached that
+position; the children block of a position (``first``, ``nchild``), its policy state (``pstate``)
+and its visit count ``pvis`` live on its canonical row and are shared by every edge into it.  A hash
+table (open addressing, ``tkeys`` / ``trows``, at least twice as many slots as rows) maps position
+keys to canonical rows.
+
+Backup rule (Childs, Brodeur & Kocsis 2008 call the family "UCT on a DAG"; this is the update along
+the path only, with the statistics on the edges): an iteration records its result on each edge of
+the path it descended, and counts one visit of each position on it (``pvis``).  Nothing is
+propagated to other parents of a shared position, so no result is counted twice, and a position's
+bandit sees, as its t, how many iterations reached it by any move order.  The invariant the tests
+check: for every position P other than the root, ``pvis[P]`` = the sum of ``COUNT`` over the edges
+into P; ``pvis[root]`` = the iterations; an expanded position's out-edges hold ``pvis[P] - 1``
+visits (its first arrival ended there, as a leaf), the root's all of them.
+
+Expansion at a position's second arrival (the root at once), as in the tree; when the child
+chosen at an expansion is a position already in the table, the descent goes on from it, so every
+arrival at a position but its first passes through one of its children.  A descent is cut at
+``game.max_plies`` edges (a cycle is possible in Go through captures), and continues with a
+playout.  Not combined (refused in one line): the solver, RAVE / GRAVE, first-play urgency, priors,
+widening, evaluators, tree reuse.  Memory: 4 + 8 + 8 bytes per row more, plus 24 bytes per table
+slot (two slots per row).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from bandits.compiling import notice, track
+from bandits.kernels import record_row, select_row
+from bandits.stats import record
+from treepolicies import compiled as cp
+from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, RUNNING, _legal, _play, _result,
+                                   _rollout_play, _rollout_value, _terminal, _to_move, game_key, rollout_key)
+from treepolicies.options import O_CAP, O_LO, O_SCALE
+from treepolicies.tree import FULL, expand, leader_is_safe
+
+__all__ = ["DagArrays", "new_dag", "grow_dag", "make_dag_loop", "dag_bytes_per_row", "lookup"]
+
+
+class DagArrays(NamedTuple):
+    """The transposition arrays beside a tree's (module docstring)."""
+
+    canon: np.ndarray   # (C,) int32   canonical row of the position each row leads to (-1: not linked yet)
+    pvis: np.ndarray    # (C,) float64 visits of the position (on its canonical row)
+    pkey: np.ndarray    # (C,) int64   key of the position (on its canonical row)
+    tkeys: np.ndarray   # (H,) int64   hash table keys
+    trows: np.ndarray   # (H,) int32   hash table rows (-1: empty slot)
+
+
+def dag_bytes_per_row() -> int:
+    """Bytes the transpositions add per row: canon, pvis, pkey and two table slots of 12 bytes."""
+    return 4 + 8 + 8 + 2 * 12
+
+
+def _slots(capacity: int) -> int:
+    h = 2
+    while h < 2 * capacity:
+        h *= 2
+    return h
+
+
+def new_dag(capacity: int) -> DagArrays:
+    h = _slots(capacity)
+    return DagArrays(np.full(capacity, -1, np.int32), np.zeros(capacity), np.zeros(capacity, np.int64),
+                     np.zeros(h, np.int64), np.full(h, -1, np.int32))
+
+
+def grow_dag(dag: DagArrays, capacity: int, used: int) -> DagArrays:
+    """The arrays for ``capacity`` rows, the first ``used`` kept and the table rebuilt."""
+    new = new_dag(capacity)
+    new.canon[:used] = dag.canon[:used]
+    new.pvis[:used] = dag.pvis[:used]
+    new.pkey[:used] = dag.pkey[:used]
+    _rehash(new, used)
+    return new
+
+
+@nb.njit(cache=True)
+def _slot(key, mask):
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64(h >> np.uint64(40)) & mask
+
+
+@nb.njit(cache=True)
+def lookup(dag, key):
+    """The canonical row of ``key``, or -1."""
+    mask = dag.tkeys.shape[0] - 1
+    i = _slot(key, mask)
+    while dag.trows[i] >= 0:
+        if dag.tkeys[i] == key:
+            return dag.trows[i]
+        i = (i + 1) & mask
+    return -1
+
+
+@nb.njit(cache=True)
+def insert(dag, key, row):
+    mask = dag.tkeys.shape[0] - 1
+    i = _slot(key, mask)
+    while dag.trows[i] >= 0:
+        i = (i + 1) & mask
+    dag.tkeys[i] = key
+    dag.trows[i] = row
+    dag.pkey[row] = key
+
+
+@nb.njit(cache=True)
+def _rehash(dag, used):
+    for r in range(used):
+        if dag.canon[r] == r:
+            insert(dag, dag.pkey[r], r)
+
+
+def _key_call(kkey, state):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(_key_call, prefer_literal=True, inline="always")
+def _key_call_impl(kkey, state):
+    if not isinstance(kkey, types.StringLiteral):
+        raise nb.core.errors.TypingError(f"the key kernel's key must be a compile-time string, got {kkey}")
+    fn = cp._GAMES[kkey.literal_value]
+    return lambda kkey, state: fn(state)
+
+
+_LOOPS: dict = {}
+
+
+def make_dag_loop(kernels, key_kernel, rollout):
+    """The compiled DAG search loop for a game, its key kernel and rollout (cached on disk)."""
+    loop = _LOOPS.get((kernels, key_kernel, rollout))
+    if loop is None:
+        gkey = game_key(kernels)
+        cp._GAMES[gkey] = kernels
+        rkey = rollout_key(rollout)
+        cp._GAMES[rkey] = rollout
+        kkey = "key:" + game_key((key_kernel,))
+        cp._GAMES[kkey] = key_kernel
+        loop = track(_build(gkey, rkey, kkey))
+        _LOOPS[(kernels, key_kernel, rollout)] = loop
+    return loop
+
+
+def _build(gkey, rkey, kkey):
+    @nb.njit(cache=True, error_model="numpy")
+    def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth):
+        return _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
+                        opts, max_depth)
+    return run_dag
+
+
+@nb.njit(cache=True)
+def link(dag, c, key):
+    """canon[c] = the canonical row of the position (of ``key``) that edge c leads to; c itself if new."""
+    q = lookup(dag, key)
+    if q < 0:
+        insert(dag, key, c)
+        q = c
+    dag.canon[c] = q
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _pick(pk, params, tree, dag, p, valid, rng, work):
+    f = tree.first[p]
+    n = tree.nchild[p]
+    arm = select_row(pk, params, tree.pstate[p], tree.astate[:, f:f + n], tree.stats[:, f:f + n], valid[:n],
+                     dag.pvis[p], rng, work[:n])
+    if arm < 0 or arm >= n:
+        return -1
+    return f + arm
+
+
+@nb.njit(cache=True, inline="always")
+def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts,
+             max_depth):
+    """The DAG loop (module docstring)."""
+    move, mover, parent, first, stats = tree.move, tree.mover, tree.parent, tree.first, tree.stats
+    canon, pvis = dag.canon, dag.pvis
+    path = tree.path
+    cap = np.int64(opts[O_CAP])
+    lo = opts[O_LO]
+    scale = opts[O_SCALE]
+    s = np.empty_like(root_state)
+    none = np.empty(0, np.int64)  # the rollout records no plies
+    done = 0
+    while done < n_iter:
+        s[:] = root_state
+        row = 0
+        depth = 0
+        while True:
+            while first[canon[row]] >= 0 and depth < max_depth:
+                c = _pick(pk, params, tree, dag, canon[row], valid, rng, work)
+                if c < 0:
+                    return done, BAD_ARM
+                path[depth] = c
+                depth += 1
+                _play(gkey, s, move[c])
+                if canon[c] < 0:
+                    link(dag, c, _key_call(kkey, s))
+                row = c
+            p = canon[row]
+            if _terminal(gkey, s) or first[p] >= 0 or not (p == 0 or pvis[p] > 0.0) or depth >= max_depth:
+                break
+            n = _legal(gkey, s, moves)
+            if expand(tree, p, moves, n, _to_move(gkey, s), pk, params, valid) == FULL:
+                return done, FULL_STATUS
+            f = first[p]
+            for j in range(n):
+                canon[f + j] = -1
+            c = _pick(pk, params, tree, dag, p, valid, rng, work)
+            if c < 0:
+                return done, BAD_ARM
+            path[depth] = c
+            depth += 1
+            _play(gkey, s, move[c])
+            link(dag, c, _key_call(kkey, s))
+            row = c
+            if canon[c] == c:  # a new position: the iteration's leaf
+                break
+            # a known position (a transposition): go on from it as from any node reached again
+        if _terminal(gkey, s):
+            value = (_result(gkey, s, mover[row]) - lo) * scale
+        else:
+            _rollout_play(rkey, s, rng, none, cap)
+            value = (_rollout_value(rkey, s, mover[row]) - lo) * scale
+        if not (0.0 <= value <= 1.0):
+            return done, BAD_REWARD
+        who = mover[row]
+        for i in range(depth):
+            c = path[i]
+            q = parent[c]
+            f = first[q]
+            n = tree.nchild[q]
+            v = value if mover[c] == who else 1.0 - value
+            record_row(pk, params, tree.pstate[q], tree.astate[:, f:f + n], stats[:, f:f + n], c - f, v)
+            pvis[canon[c]] += 1.0
+        pvis[0] += 1.0
+        record(stats, 0, value if mover[0] == who else 1.0 - value)
+        done += 1
+        if early >= 0 and leader_is_safe(tree, early - done):
+            return done, EARLY
+    return done, RUNNING
+
+
+
+def prepare_transposed(game, tree, policy, run) -> None:
+    """Give ``tree`` its transposition arrays (the root linked) and compile the loop (before the clock)."""
+    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel)
+    if tree.dag is None:
+        tree.dag = new_dag(tree.capacity)
+        tree.dag.canon[0] = 0
+        insert(tree.dag, int(game.key_kernel(game.state)), 0)
+    m = max(1, int(game.max_moves))
+    with notice(f"the transposition search loop for {getattr(game, 'name', type(game).__name__)}"):
+        grow_dag(tree.dag, tree.capacity, 1)  # (compiles the table's rebuild too)
+        loop(tree.arrays, tree.dag, game.state.copy(), policy.kernels, policy.params, np.ones(m, np.bool_),
+             np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1)
+
+
+def run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow):
+    """The search's driver for ``transpositions=True`` (treepolicies.search); returns (done, reason)."""
+    import time
+
+    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel)
+    pk = policy.kernels
+    m = max(1, int(game.max_moves))
+    valid, work, moves = np.ones(m, np.bool_), np.empty(m), np.empty(m, np.int64)
+    root_state = game.state.copy()
+    max_depth = max(1, min(tree.capacity - 1, int(getattr(game, "max_plies", 0) or m)))
+    done = 0
+    chunk = 64 if deadline is not None else iterations
+    while True:
+        if iterations is not None:
+            chunk = min(chunk, iterations - done)
+            if chunk <= 0:
+                return done, "iterations"
+        if deadline is not None and time.perf_counter() >= deadline:
+            return done, "seconds"
+        t0 = time.perf_counter()
+        left = iterations - done if early else -1
+        n, status = loop(tree.arrays, tree.dag, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
+                         left, run.opts, max_depth)
+        done += n
+        if status == BAD_ARM or status == BAD_REWARD:
+            return done, status
+        if status == FULL_STATUS:
+            used = tree.size
+            if not grow():
+                return done, "node_cap"
+            tree.dag = grow_dag(tree.dag, tree.capacity, used)
+            max_depth = max(1, min(tree.capacity - 1, int(getattr(game, "max_plies", 0) or m)))
+        elif status == EARLY:
+            return done, "early"
+        elif status != RUNNING:  # pragma: no cover
+            return done, "iterations"
+        elif deadline is not None and time.perf_counter() - t0 < 0.005:
+            chunk *= 2
