@@ -27,7 +27,7 @@ DEFAULT_FRACTIONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 class Growth:
     """Snapshots of one search: ``iterations`` (S,) checkpoints, ``visits`` (S, K) root visits at
     each, ``values`` (S, K) root values (NaN unvisited), ``moves`` the K root moves, ``result``
-    the final SearchResult."""
+    the final SearchResult (its ``iterations`` and ``elapsed`` those of all chunks together)."""
 
     iterations: np.ndarray
     moves: list
@@ -52,9 +52,11 @@ def checkpoints(budget: int, fractions=DEFAULT_FRACTIONS) -> list[int]:
     return points
 
 
-def visit_growth(game, policy, budget: int, seed=0, fractions=DEFAULT_FRACTIONS, **search_options) -> Growth:
+def visit_growth(game, policy, budget: int, seed=0, fractions=DEFAULT_FRACTIONS, progress=None,
+                 **search_options) -> Growth:
     """Snapshots of one search of ``budget`` iterations (module docstring).  ``search_options``:
-    keywords of :func:`treepolicies.search` (final, solver, node_cap, specialize, options, ...)."""
+    keywords of :func:`treepolicies.search` (final, solver, node_cap, specialize, options, ...);
+    ``progress(done, budget)`` is called after every chunk."""
     points = checkpoints(budget, fractions)
     for key in ("iterations", "seconds", "tree", "early_stop"):
         if key in search_options:
@@ -65,7 +67,7 @@ def visit_growth(game, policy, budget: int, seed=0, fractions=DEFAULT_FRACTIONS,
     # budget starts with: a full tree interrupts an iteration after it has drawn random numbers,
     # so the chunks must run out of room exactly where the single search would.
     result = search(game, bound, iterations=1, seed=stream, early_stop=False, **search_options)
-    tree, done = result.tree, 1
+    tree, done, elapsed = result.tree, 1, result.elapsed
     cap = min(int(search_options.get("node_cap", DEFAULT_NODE_CAP)), 2 * int(budget) + 1024)
     if tree.capacity < cap:
         tree.grow(cap)
@@ -74,11 +76,14 @@ def visit_growth(game, policy, budget: int, seed=0, fractions=DEFAULT_FRACTIONS,
         if p > done:
             result = search(game, bound, iterations=p - done, seed=stream, tree=tree, early_stop=False,
                             **search_options)
-            done = p
+            done, elapsed = p, elapsed + result.elapsed
             tree = result.tree
+        if progress is not None:
+            progress(done, budget)
         visits = np.asarray(result.visits, np.int64)
         snaps_v.append(visits)
         snaps_q.append(np.where(visits > 0, result.values, np.nan))
+    result = dataclasses.replace(result, iterations=int(budget), elapsed=elapsed)  # the whole search's
     return Growth(np.array(points, np.int64), list(result.moves), np.array(snaps_v), np.array(snaps_q), result)
 
 
