@@ -99,7 +99,7 @@ class GtpEngine:
 
     def __init__(self, game: str = "go", size: int = 9, komi: float = 7.5, player="miucb:episodic=true",
                  playouts: int | None = 3000, seconds: float | None = None, seed: int = 0, name: str = "banditree",
-                 analysis_iterations: int | None = None):
+                 analysis_iterations: int | None = None, log=None):
         from treepolicies.players import make_player
 
         if game not in ("go", "nogo"):
@@ -112,6 +112,7 @@ class GtpEngine:
         self.done = False
         # analysis (treepolicies.gtp_analysis): its own stream counters and the last gfx search
         self.analysis_iterations = analysis_iterations
+        self.log = log  # a text stream (stderr): one search record per genmove
         self.analyses = 0
         self._gfx_cache = None
 
@@ -411,6 +412,11 @@ class GtpEngine:
         move = self.player.choose(g.copy(), stream)
         if not g.is_legal(move):
             raise GtpError(f"internal error: the player chose the illegal move {move!r}")
+        if self.log is not None and getattr(self.player, "last", None) is not None:
+            from treepolicies.viz.summary import format_record, search_record
+
+            print(format_record(search_record(g, self.player.last), prefix=f"genmove {g.move_to_str(move)}: "),
+                  file=self.log, flush=True)
         g.play(move)
         self._replace(g)
         self.player.observe(move)

@@ -37,6 +37,8 @@ def register(subparsers) -> None:
     p.add_argument("--seconds", type=float, default=None, help="time per move in seconds instead of --playouts")
     p.add_argument("--seed", type=int, default=0, help="seed of the engine's randomness (default 0)")
     p.add_argument("--name", default="banditree", help="name the engine reports")
+    p.add_argument("--log", action="store_true",
+                   help="one search record per genmove on stderr (iterations, time, tree size, depth, PV, alternatives)")
     p.set_defaults(func=run)
 
 
@@ -53,7 +55,8 @@ def run(args) -> int:
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
-                       playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name)
+                       playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name,
+                       log=sys.stderr if args.log else None)
     try:
         return engine.run()
     except BrokenPipeError:
