@@ -19,7 +19,7 @@ import importlib
 import sys
 
 #: Sub-command modules, in the order ``banditree --help`` lists them.
-COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "analyze", "tune")
+COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "analyze")
 
 
 class _Parser(argparse.ArgumentParser):
