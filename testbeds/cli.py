@@ -22,7 +22,7 @@ import re
 import sys
 
 #: Sub-command modules, in the order ``banditree --help`` lists them.
-COMMANDS = ("testbed", "figures", "match", "gtp", "tables")
+COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "analyze")
 
 
 class _Parser(argparse.ArgumentParser):

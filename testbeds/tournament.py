@@ -101,6 +101,7 @@ class Task:
     config: dict
     index: int
     plugins: tuple = ()  # plugin files (bandits.load_plugin) the players' policies come from
+    log: bool = False  # search logs on stderr and per-move SGF comments (banditree match --log)
 
 
 # -- playing one game (runs in a worker process) -------------------------------------------------
@@ -125,23 +126,45 @@ def play_task(task: Task) -> tuple[int, GameRow]:
     first, second = (pa, pb) if a_first else (pb, pa)
     spec_first, spec_second = (cfg.a, cfg.b) if a_first else (cfg.b, cfg.a)
     start = time.perf_counter()
+    comments: dict = {}
+    on_move = _search_logger(i, comments) if task.log else None
     try:
-        record = treepolicies.play_game(game, first, second, seed)
+        record = treepolicies.play_game(game, first, second, seed, on_move=on_move)
     finally:
         for p in (pa, pb):
             p.close()
     seconds = time.perf_counter() - start
     winner = None if record.winner is None else int(record.winner)
     score_a = score_of_a(winner, a_first)
-    sgf = _sgf(game, record, spec_first, spec_second)
+    sgf = _sgf(game, record, spec_first, spec_second, comments)
     return task.run_id, GameRow(i, seed, spec_first, spec_second, a_first, winner, score_a,
                                 int(record.n_moves), sgf, seconds, bool(getattr(record, "capped", False)))
 
 
-def _sgf(start, record, black: str, white: str) -> str | None:
+def _search_logger(index: int, comments: dict):
+    """on_move for play_game: one search-record line per MCTS move on stderr
+    (``game 3 ply 12 [ucb1:c=0.5] move D4 (visits ...``, treepolicies.viz.summary) and the move's
+    SGF comment into ``comments``."""
+    import sys
+
+    from treepolicies.viz.summary import format_record, search_record, sgf_comment
+
+    def on_move(ply, player, move, position):
+        last = getattr(player, "last", None)
+        if last is None or getattr(last, "move", object()) != move or not hasattr(last, "tree"):
+            return
+        rec = search_record(position, last)
+        comments[ply] = sgf_comment(rec)
+        print(format_record(rec, prefix=f"game {index} ply {ply + 1} [{player.name}] "), file=sys.stderr, flush=True)
+
+    return on_move
+
+
+def _sgf(start, record, black: str, white: str, comments=None) -> str | None:
     """The game as SGF text where the game is Go-like (Go, NoGo: ``treepolicies.sgf``), else None.
 
     ``start``: the initial position (play_game does not modify it); the moves are replayed on a copy.
+    ``comments``: {ply: text} written as the moves' C[] (``--log``).
     """
     from treepolicies.games import Go, NoGo
 
@@ -152,7 +175,7 @@ def _sgf(start, record, black: str, white: str) -> str | None:
     game = start.copy()
     for move in record.moves:
         game.play(move)
-    return write_sgf(game, black=black, white=white)
+    return write_sgf(game, black=black, white=white, comments=comments or None)
 
 
 # -- executing task lists ------------------------------------------------------------------------
@@ -195,7 +218,7 @@ def check_execution(workers: int = 1, scheduler: str | None = None) -> None:
         raise ValueError(f"--workers must be an integer >= 1, got {workers!r}")
 
 
-def plan_tasks(store: ResultStore, runs: Iterable[tuple[int, dict]], n_games: int) -> list[Task]:
+def plan_tasks(store: ResultStore, runs: Iterable[tuple[int, dict]], n_games: int, log: bool = False) -> list[Task]:
     """Missing games of each ``(run_id, config)``: indices 0..n_games-1 not stored yet.
 
     Ordered by game index, then run, so every run advances at the same pace.
@@ -207,7 +230,7 @@ def plan_tasks(store: ResultStore, runs: Iterable[tuple[int, dict]], n_games: in
     from bandits.registry import plugin_paths
 
     plugins = tuple(plugin_paths())
-    return [Task(rid, cfg, i, plugins) for i in range(n_games) for rid, cfg in runs if i not in done[rid]]
+    return [Task(rid, cfg, i, plugins, log) for i in range(n_games) for rid, cfg in runs if i not in done[rid]]
 
 
 def run_tasks(store: ResultStore, tasks: list[Task], *, workers: int = 1, scheduler: str | None = None,
@@ -258,11 +281,12 @@ def match_header(config: MatchConfig) -> dict:
 
 
 def run_match(config: MatchConfig, n_games: int, *, db=None, workers: int = 1, scheduler: str | None = None,
-              progress: bool = True) -> MatchOutcome:
+              progress: bool = True, log: bool = False) -> MatchOutcome:
     """Play (or resume) games 0..n_games-1 of ``config``; returns A's rating over them.
 
     ``db``: results database path (resumes what is there; a file made with another configuration
-    raises ValueError); ``None`` keeps the results in memory only.
+    raises ValueError); ``None`` keeps the results in memory only.  ``log``: every MCTS move's
+    search record on stderr and as a comment of the move in the stored SGF (Go-like games).
     """
     if isinstance(n_games, bool) or int(n_games) != n_games or n_games < 1:
         raise ValueError(f"games must be an integer >= 1, got {n_games!r}")
@@ -270,7 +294,7 @@ def run_match(config: MatchConfig, n_games: int, *, db=None, workers: int = 1, s
     path = ":memory:" if db is None else db
     with ResultStore(path, match_header(config), lock=db is not None) as store:
         run_id = store.run_id(config.as_dict())
-        tasks = plan_tasks(store, [(run_id, config.as_dict())], n_games)
+        tasks = plan_tasks(store, [(run_id, config.as_dict())], n_games, log=log)
         wdl = list(store.counts(run_id, n_games))
         bar = _progress_bar(n_games, n_games - len(tasks), progress, f"{config.game} A-B")
         if bar is not None:

@@ -10,7 +10,12 @@ Protocol (https://www.lysator.liu.se/~gunnar/gtp/gtp2-spec-draft2/gtp2-spec.html
   line; a multi-line result never contains an empty line.
 
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board,
-komi, play, genmove, undo, showboard, final_score, loadsgf, quit.
+komi, play, genmove, undo, showboard, final_score, loadsgf, quit; analysis (with an MCTS player,
+:mod:`treepolicies.gtp_analysis`): gogui-analyze_commands, banditree-visits, banditree-values,
+banditree-pv (GoGui gfx) and lz-analyze (Leela Zero / KataGo style, for Sabaki and Lizzie; over
+:meth:`GtpEngine.run` it streams reports until the next command arrives).  Analysis searches copies
+of the position with streams of their own: the position, the undo stack and genmove's moves are
+exactly as without it.
 
 Robustness: a command either succeeds or leaves the position exactly as it was (every change is
 made on a copy that replaces the position only once the command has succeeded); unknown commands,
@@ -36,9 +41,25 @@ __all__ = ["GtpEngine", "COMMANDS", "MAX_LINE", "clean_line"]
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
             "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf",
-            "quit")
+            "quit", "gogui-analyze_commands", "lz-analyze", "banditree-visits", "banditree-values",
+            "banditree-pv")
 MAX_LINE = 8192
 _GTP_STREAM = 0x475450  # "GTP": stream id of genmove's randomness
+
+
+def _next_line(inp):
+    """The next input item: ("eof", None), ("long", None) for a line over MAX_LINE bytes (its rest
+    discarded) or ("line", text)."""
+    raw = inp.readline(MAX_LINE + 1)
+    if not raw:
+        return "eof", None
+    if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+        while True:  # discard the rest of the oversized line
+            more = inp.readline(MAX_LINE + 1)
+            if not more or more.endswith(b"\n"):
+                break
+        return "long", None
+    return "line", raw.decode("utf-8", errors="replace")
 
 
 class GtpError(Exception):
@@ -77,7 +98,8 @@ class GtpEngine:
     """
 
     def __init__(self, game: str = "go", size: int = 9, komi: float = 7.5, player="miucb:episodic=true",
-                 playouts: int | None = 3000, seconds: float | None = None, seed: int = 0, name: str = "banditree"):
+                 playouts: int | None = 3000, seconds: float | None = None, seed: int = 0, name: str = "banditree",
+                 analysis_iterations: int | None = None, log=None):
         from treepolicies.players import make_player
 
         if game not in ("go", "nogo"):
@@ -88,6 +110,11 @@ class GtpEngine:
         self.undo_stack: list = []
         self.genmoves = 0
         self.done = False
+        # analysis (treepolicies.gtp_analysis): its own stream counters and the last gfx search
+        self.analysis_iterations = analysis_iterations
+        self.log = log  # a text stream (stderr): one search record per genmove
+        self.analyses = 0
+        self._gfx_cache = None
 
     def _new_game(self, size, komi):
         return Go(size=size, komi=komi) if self.kind == "go" else NoGo(size=size)
@@ -113,10 +140,12 @@ class GtpEngine:
                 return f"?{cid} syntax error: no command after the id\n\n"
         name, args = words[0].lower(), words[1:]
         try:
-            handler = getattr(self, "cmd_" + name, None) if name in COMMANDS else None
+            handler = getattr(self, "cmd_" + name.replace("-", "_"), None) if name in COMMANDS else None
             if handler is None:
                 raise GtpError("unknown command")
             result = handler(args)
+            if name == "lz-analyze":  # a multi-line answer of its own framing: "=[id]", lines, ""
+                return f"={cid}\n" + "".join(line + "\n" for line in result) + "\n"
         except GtpError as exc:
             return f"?{cid} {exc}\n\n"
         except Exception as exc:  # a bug or an engine failure: report it, keep the position
@@ -129,22 +158,63 @@ class GtpEngine:
         """Serve commands from ``inp`` (a binary stream; default stdin) until quit or end of input."""
         inp = inp if inp is not None else sys.stdin.buffer
         out = out if out is not None else sys.stdout
+        pending = None
         while not self.done:
-            raw = inp.readline(MAX_LINE + 1)
-            if not raw:
+            kind, text = pending if pending is not None else _next_line(inp)
+            pending = None
+            if kind == "eof":
                 break
-            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                while True:  # discard the rest of the oversized line
-                    more = inp.readline(MAX_LINE + 1)
-                    if not more or more.endswith(b"\n"):
-                        break
+            if kind == "long":
                 answer = "? line too long\n\n"
             else:
-                answer = self.handle(raw.decode("utf-8", errors="replace"))
+                stream = self._lz_stream(text, inp, out)
+                if stream is not False:  # lz-analyze was served (streamed); the line that ended it
+                    pending = stream
+                    continue
+                answer = self.handle(text)
             if answer is not None:
                 out.write(answer)
                 out.flush()
         return 0
+
+    def _lz_stream(self, text, inp, out):
+        """Serve an lz-analyze line as a stream (module docstring): False if ``text`` is another
+        command, else the next input item (read while streaming) or None."""
+        import threading
+
+        line = clean_line(text)
+        words = line.split()
+        cid = words.pop(0) if words and words[0].isdigit() else ""
+        if not words or words[0].lower() != "lz-analyze":
+            return False
+        try:
+            session = self._lz_session(words[1:])
+        except GtpError as exc:
+            out.write(f"?{cid} {exc}\n\n")
+            out.flush()
+            return None
+        out.write(f"={cid}\n")
+        out.flush()
+        got: list = []
+        arrived = threading.Event()
+
+        def read():
+            got.append(_next_line(inp))
+            arrived.set()
+
+        reader = threading.Thread(target=read, daemon=True, name="gtp-lz-analyze-input")
+        reader.start()
+        interval = session.request.interval / 100.0 if session is not None else 0.0
+        while session is not None:
+            out.write(session.step() + "\n")
+            out.flush()
+            pause = interval if (session.iterations is not None or session.full) else 0.0
+            if arrived.wait(pause):
+                break
+        out.write("\n")
+        out.flush()
+        reader.join()
+        return got[0]
 
     # -- commands -------------------------------------------------------------------------------
     def _nargs(self, args, lo, hi=None):
@@ -161,6 +231,86 @@ class GtpEngine:
 
     def cmd_version(self, args):
         return _version()
+
+    # -- analysis (treepolicies.gtp_analysis) --------------------------------------------------
+    def _analysis_player(self):
+        from treepolicies.players import MCTSPlayer
+
+        if not isinstance(self.player, MCTSPlayer):
+            raise GtpError(f"analysis needs an MCTS player (a bandit policy spec), not {self.player.name!r}")
+        return self.player
+
+    def _analysis_position(self, args, lo=0, hi=1):
+        """(copy of the position with the colour to analyse to move, colour), or None when over."""
+        self._nargs(args, lo, hi)
+        colour = _colour(args[0]) if args else int(self.game.to_move)
+        g = self._open_copy(colour, reopen=False)
+        if g.terminal() and self.kind == "go" and g.state[H_PASSES] < 2:
+            g.reopen()  # the move cap ends self-play, not a GTP session
+        return (None if g.terminal() else g), colour
+
+    def _gfx_search(self, args):
+        from treepolicies.search import search
+
+        player = self._analysis_player()
+        g, colour = self._analysis_position(args)
+        if g is None:
+            raise GtpError("cannot analyse: the game is over")
+        key = (g.state.tobytes(), tuple(g.moves), colour)
+        if self._gfx_cache is None or self._gfx_cache[0] != key:
+            from treepolicies.gtp_analysis import GFX_STREAM
+
+            stream = Stream(self.seed, GFX_STREAM, self.analyses)
+            self.analyses += 1
+            result = search(g, player.policy, iterations=player.playouts, seconds=player.seconds, seed=stream,
+                            final=player.final, solver=player.solver, node_cap=player.node_cap,
+                            specialize=player.specialize, options=player.options, early_stop=False)
+            self._gfx_cache = (key, g, result)
+        return self._gfx_cache[1], self._gfx_cache[2], colour
+
+    def cmd_gogui_analyze_commands(self, args):
+        from treepolicies.gtp_analysis import analyze_commands_answer
+
+        return analyze_commands_answer()
+
+    def cmd_banditree_visits(self, args):
+        from treepolicies.gtp_analysis import gfx_visits
+
+        g, result, _ = self._gfx_search(args)
+        return gfx_visits(g, result)
+
+    def cmd_banditree_values(self, args):
+        from treepolicies.gtp_analysis import gfx_values
+
+        g, result, colour = self._gfx_search(args)
+        return gfx_values(g, result, colour)
+
+    def cmd_banditree_pv(self, args):
+        from treepolicies.gtp_analysis import gfx_pv
+
+        g, result, colour = self._gfx_search(args)
+        return gfx_pv(g, result, colour)
+
+    def _lz_session(self, args):
+        """A started lz-analyze session, or None when the game is over (GtpError if malformed)."""
+        from treepolicies.gtp_analysis import LZ_STREAM, LzSession, parse_lz_args
+
+        player = self._analysis_player()
+        try:
+            request = parse_lz_args(args, int(self.game.to_move), _colour)
+        except ValueError as exc:
+            raise GtpError(str(exc)) from None
+        g, _ = self._analysis_position([("b", "w")[request.colour]], 1, 1)
+        if g is None:
+            return None
+        stream = Stream(self.seed, LZ_STREAM, self.analyses)
+        self.analyses += 1
+        return LzSession(g, player, request, stream, self.analysis_iterations)
+
+    def cmd_lz_analyze(self, args):
+        """lz-analyze answered at once with one report (:meth:`run` streams it instead)."""
+        session = self._lz_session(args)
+        return [] if session is None else [session.step()]
 
     def cmd_known_command(self, args):
         self._nargs(args, 1)
@@ -262,6 +412,11 @@ class GtpEngine:
         move = self.player.choose(g.copy(), stream)
         if not g.is_legal(move):
             raise GtpError(f"internal error: the player chose the illegal move {move!r}")
+        if self.log is not None and getattr(self.player, "last", None) is not None:
+            from treepolicies.viz.summary import format_record, search_record
+
+            print(format_record(search_record(g, self.player.last), prefix=f"genmove {g.move_to_str(move)}: "),
+                  file=self.log, flush=True)
         g.play(move)
         self._replace(g)
         self.player.observe(move)

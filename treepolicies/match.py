@@ -122,10 +122,13 @@ def _game(game):
     return make_game(game) if isinstance(game, str) else game.copy()
 
 
-def play_game(game, first, second, seed: int) -> GameRecord:
+def play_game(game, first, second, seed: int, on_move: Callable | None = None) -> GameRecord:
     """Play one game from ``game``'s position (not modified) with ``first`` to move; players are reset.
 
     A player choosing a move that is not legal raises ValueError naming the player and the move.
+    ``on_move(ply, player, move, position)``, if given, is called after each choice, before the
+    move is played (``position``: a copy of the position it was chosen in; ``player.last`` holds an
+    MCTS player's SearchResult): search logs and SGF comments use it.
     """
     g = _game(game)
     if g.terminal():
@@ -145,6 +148,8 @@ def play_game(game, first, second, seed: int) -> GameRecord:
         if not legal:
             raise ValueError(f"player {players[side].name!r} chose the illegal move {move!r}; "
                              f"legal moves: {g.legal_moves()}")
+        if on_move is not None:
+            on_move(len(moves), players[side], move, g.copy())
         g.play(move)
         moves.append(move)
         for p in distinct:

@@ -35,6 +35,7 @@ class SgfRecord:
     setup: [(colour 1 Black / 2 White, code)]; to_move: 0 Black / 1 White (PL, else Black)
     moves: [(player 0 Black / 1 White, code or None for pass)]
     properties: every root property as {name: [values]}
+    comments: one per move, the text of the move node's C[] ("" if none)
     """
 
     size: int = 19
@@ -48,6 +49,7 @@ class SgfRecord:
     to_move: int = 0
     moves: list = dataclasses.field(default_factory=list)
     properties: dict = dataclasses.field(default_factory=dict)
+    comments: list = dataclasses.field(default_factory=list)
 
 
 def _escape(text: str) -> str:
@@ -60,11 +62,12 @@ def _point(code: int, size: int) -> str:
 
 
 def write_sgf(game, black: str = "Black", white: str = "White", result: str | None = None,
-              comment: str | None = None) -> str:
+              comment: str | None = None, comments=None) -> str:
     """SGF text of ``game`` (a Go or NoGo object): its start position and every move played.
 
     result: RE value; default the game's own result once it is over (``B+3.5``, ``W+R``, ``0``),
-    omitted for an unfinished game.
+    omitted for an unfinished game.  comment: the root's C[]; comments: {move index: text} (or a
+    list, one per move, "" for none), written as C[...] in that move's node (escaped).
     """
     size = game.size
     nogo = game.name == "nogo"
@@ -87,10 +90,13 @@ def write_sgf(game, black: str = "Black", white: str = "White", result: str | No
             root += key + "".join(f"[{p}]" for p in pts)
     if game.setup and game.first_to_move == 1:
         root += "PL[W]"
+    if comments is not None and not isinstance(comments, dict):
+        comments = dict(enumerate(comments))
     nodes = []
-    for player, move in zip(game.movers, game.moves):
+    for k, (player, move) in enumerate(zip(game.movers, game.moves)):
         value = "" if move == size * size else _point(move, size)
-        nodes.append(f";{'BW'[player]}[{value}]")
+        text = (comments or {}).get(k)
+        nodes.append(f";{'BW'[player]}[{value}]" + (f"C[{_escape(text)}]" if text else ""))
     lines = [f"(;{root}"]
     for i in range(0, len(nodes), 12):
         lines.append("".join(nodes[i:i + 12]))
@@ -249,6 +255,7 @@ def parse_sgf(text: str) -> SgfRecord:
         for key, player in (("B", 0), ("W", 1)):
             if key in node:
                 rec.moves.append((player, _code(node[key][0], rec.size)))
+                rec.comments.append(node.get("C", [""])[0])
     return rec
 
 

@@ -43,6 +43,8 @@ def register(subparsers) -> None:
                    help=ranged(Number(*SECONDS, open_low=True), "none", "time per move in seconds instead of --playouts"))
     p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "seed of the engine's randomness"))
     p.add_argument("--name", default="banditree", help="name the engine reports")
+    p.add_argument("--log", action="store_true",
+                   help="one search record per genmove on stderr (iterations, time, tree size, depth, PV, alternatives)")
     p.set_defaults(func=run, interrupted=lambda args: "the engine stopped (a GTP session keeps no state)")
 
 
@@ -54,7 +56,8 @@ def run(args) -> int:
         playouts = 3000
     try:
         engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
-                           playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name)
+                           playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name,
+                           log=sys.stderr if args.log else None)
     except ValueError as exc:  # name the flag: the engine's own messages name its parameters
         text = str(exc)
         for key in ("komi", "size"):

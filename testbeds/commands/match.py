@@ -44,6 +44,9 @@ def register(subparsers) -> None:
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="play the games on this Dask scheduler instead of local processes")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--log", action="store_true",
+                   help="per-move search records on stderr (iterations, time, tree size, depth, PV, "
+                        "alternatives) and as SGF comments C[...] of the stored games")
     p.set_defaults(func=run, interrupted=interrupted)
 
 
@@ -62,7 +65,7 @@ def run(args) -> int:
     config = MatchConfig(game=args.game, a=args.a, b=args.b, playouts=args.playouts, seconds=args.seconds,
                          seed=args.seed, game_options=options)
     result = run_match(config, args.games, db=args.db, workers=args.workers, scheduler=args.scheduler,
-                       progress=not args.no_progress)
+                       progress=not args.no_progress, log=args.log)
     r = result.rating
     print(f"game {args.game}: A = {a.name}, B = {b.name}")
     print(f"A: {r.wins} wins, {r.draws} draws, {r.losses} losses in {r.games} games")

@@ -1,0 +1,121 @@
+"""``banditree analyze``: search one position and write what the search saw.
+
+    banditree analyze --game go --moves "E5 C3 G7" --player ucb1:c=0.5 --playouts 5000 --out results/e5
+    banditree analyze --game go --sgf game.sgf --move 40 --player miucb:episodic=true --playouts 3000 --out DIR
+    banditree analyze --game connect4 --moves "3 3 2" --player ucb1:c=1 --playouts 20000 --out DIR
+
+The position: the game's start, then ``--moves`` (Go/NoGo vertices such as ``D4`` or ``pass``;
+Connect Four columns 0-6; tic-tac-toe cells 0-8, row by row), or ``--sgf FILE`` at ``--move N``
+(the position after N moves; all moves without ``--move``).  One search of ``--playouts``
+iterations (early stopping off), run in chunks so that the snapshots of the root's visit shares
+come from it too (treepolicies.viz.growth).  Writes root.png/.pdf (board heatmaps), tree.png/.pdf
+(tree view), growth.png/.pdf, tree.json, tree.dot and search.json into ``--out``
+(treepolicies.viz.analysis) and prints the search record.
+"""
+from __future__ import annotations
+
+import argparse
+
+GAMES = ("go", "nogo", "connect4", "tictactoe")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("analyze", help="search one position and write heatmaps, a tree view and exports",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, choices=GAMES, help="go, nogo, connect4 or tictactoe")
+    p.add_argument("--size", type=int, default=None, help="board size for go/nogo (default 9; an SGF sets its own)")
+    p.add_argument("--komi", type=float, default=None, help="komi for go (default 7.5; an SGF sets its own)")
+    p.add_argument("--sgf", default=None, metavar="FILE", help="start from this SGF record (go, nogo)")
+    p.add_argument("--move", type=int, default=None, metavar="N", help="with --sgf: the position after N moves")
+    p.add_argument("--moves", default=None, help='moves played from the start, e.g. "D4 E5 pass" or "3 3 2"')
+    p.add_argument("--player", default="ucb1", help="MCTS player spec (default ucb1), e.g. miucb:episodic=true,rave=true")
+    p.add_argument("--playouts", type=int, default=1000, help="search iterations (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
+    p.add_argument("--depth", type=int, default=3, help="plies of the tree view and exports (default 3)")
+    p.add_argument("--width", type=int, default=4, help="children per node in the tree view and exports (default 4)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an earlier analysis in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def position(args):
+    """The game at the requested position; ValueError naming the flag for bad input."""
+    from treepolicies.games import make_game
+
+    if args.move is not None and args.sgf is None:
+        raise ValueError("--move needs --sgf FILE")
+    if args.sgf is not None and args.moves is not None:
+        raise ValueError("give --sgf FILE (with --move N) or --moves, not both")
+    if args.sgf is not None:
+        if args.game not in ("go", "nogo"):
+            raise ValueError(f"--sgf is for go and nogo, got --game {args.game}")
+        if args.move is not None and args.move < 0:
+            raise ValueError(f"--move must be an integer >= 0, got {args.move}")
+        from treepolicies.sgf import load_sgf_file
+
+        try:
+            return load_sgf_file(args.sgf, move_number=args.move, game=args.game)
+        except OSError as exc:
+            raise ValueError(f"--sgf {args.sgf}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"--sgf {args.sgf}: {exc}") from None
+    options = {}
+    if args.game in ("go", "nogo") and args.size is not None:
+        options["size"] = args.size
+    if args.game == "go" and args.komi is not None:
+        options["komi"] = args.komi
+    if args.game not in ("go", "nogo") and args.size is not None:
+        raise ValueError(f"--size is for go and nogo, got --game {args.game}")
+    try:
+        game = make_game(args.game, **options)
+    except ValueError as exc:
+        raise ValueError(f"--size/--komi: {exc}") from None
+    for k, text in enumerate((args.moves or "").replace(",", " ").split()):
+        if game.terminal():
+            raise ValueError(f"--moves: the game is over before move {k + 1} ({text!r})")
+        try:
+            move = game.str_to_move(text)
+        except ValueError as exc:
+            raise ValueError(f"--moves: move {k + 1} ({text!r}): {exc}") from None
+        legal = game.is_legal(move) if hasattr(game, "is_legal") else move in game.legal_moves()
+        if not legal:
+            raise ValueError(f"--moves: move {k + 1} ({text!r}) is illegal in this position")
+        game.play(move)
+    if game.terminal():
+        raise ValueError("--moves: the game is over after these moves; there is nothing to search")
+    return game
+
+
+def run(args) -> int:
+    from testbeds.commands._common import check_writable
+    from treepolicies.viz.analysis import analyze_position, check_outputs, mcts_player, write_analysis
+    from treepolicies.viz.summary import format_record
+
+    for flag, value, lo in (("--playouts", args.playouts, 1), ("--seed", args.seed, 0), ("--depth", args.depth, 0),
+                            ("--width", args.width, 1)):
+        if value < lo:
+            raise ValueError(f"{flag} must be an integer >= {lo}, got {value}")
+    mcts_player(args.player, args.playouts)  # a bad spec fails before anything is written
+    game = position(args)
+    out = check_writable(args.out)  # before any computing
+    check_outputs(out, args.overwrite)
+    bar = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.playouts, desc=f"{args.game} search", unit="it", dynamic_ncols=True)
+
+    def progress(done, total):
+        if bar is not None:
+            bar.update(done - bar.n)
+
+    try:
+        analysis = analyze_position(game, args.player, args.playouts, seed=args.seed, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    paths = write_analysis(analysis, out, depth=args.depth, width=args.width, overwrite=args.overwrite)
+    print(format_record(analysis.record, prefix=f"{args.game}: "))
+    print(f"wrote {len(paths)} files to {out}")
+    return 0
