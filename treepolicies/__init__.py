@@ -4,6 +4,7 @@
     UCT(c), MiUCT(r=...), MCTSPlayer, RandomPlayer, AlphaBetaPlayer, make_player(spec, ...)
     play_game, match, game_seed, wilson_interval
     games: Nim, TicTacToe, ConnectFour, make_game, GAMES
+    enhancements: SearchOptions (docs/enhancements.md), register_evaluator, EVALUATORS
 
 Internal contracts: docs/contracts.md sections 2 and 3.
 """
@@ -13,9 +14,11 @@ from treepolicies.match import GameRecord, MatchResult, game_seed, match, play_g
 from treepolicies.players import (PLAYER_FACTORIES, AlphaBetaPlayer, MCTSPlayer, MiUCT, Player, RandomPlayer, UCT,
                                   make_player)
 from treepolicies.search import SearchResult, reroot, search
+from treepolicies.evaluate import EVALUATORS, register_evaluator
+from treepolicies.options import SearchOptions
 from treepolicies import gtp_client as _gtp_client  # noqa: E402,F401  registers the "gnugo:level=N" player
 
 __all__ = ["search", "SearchResult", "reroot", "alphabeta", "GameKernels", "GAMES", "make_game", "Nim",
            "TicTacToe", "ConnectFour", "Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT",
            "make_player", "PLAYER_FACTORIES", "play_game", "match", "game_seed", "wilson_interval",
-           "GameRecord", "MatchResult"]
+           "GameRecord", "MatchResult", "register_evaluator", "EVALUATORS", "SearchOptions"]
