@@ -14,10 +14,13 @@ def test_notebook_runs_tiny(cwd):
     first = next(c for c in nb.cells if c.cell_type == "code")
     first.source = ('PLAYOUTS = 40\nGAMES = 2\nSEED = 0\nBASE = "ucb1:c=0.5"\n'
                     'VARIANTS = {"RAVE": "rave=true", "heuristic rollouts": "rollout=heuristic"}\n'
-                    'GAMES_PLAYED = ["connect4"]')
+                    'GAMES_PLAYED = ["connect4"]\n'
+                    'SECOND = {"transpositions": "ucb1:c=0.5,transpositions=true", '
+                    '"evaluator": "puct:c=1.5,evaluator=c4_windows,eval_batch=8"}')
     client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": cwd}})
     client.execute()
     assert not [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "RAVE                 chooses" in outputs and "of plain UCT" in outputs
     assert "connect4  heuristic rollouts" in outputs
+    assert "positions" in outputs and "connect4  evaluator" in outputs
