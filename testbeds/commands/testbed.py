@@ -60,7 +60,7 @@ def run(args) -> int:
         testbed = BernoulliTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=args.seed)
     folder = output_folder(args.out, "results/testbed")
     check_new_results(folder, args.overwrite)  # refuse before the long run, not after it
-    check_writable(folder)  # before the long run, not after it
+    check_writable(folder, create=False)  # before the long run, not after it; creates nothing yet
     policies = args.policy or ["ucb1"]
     result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress)
