@@ -24,6 +24,7 @@ import time
 
 from treepolicies import ConnectFour, TicTacToe, search
 from treepolicies.games.go import Go
+from treepolicies.transpositions import dag_bytes_per_row
 from treepolicies.tree import bytes_per_node
 
 GAMES = {"tictactoe": (TicTacToe, "tic_tac_toe"), "connect4": (ConnectFour, "connect_four")}
@@ -37,7 +38,8 @@ ENHANCEMENTS = {"plain UCT": {}, "RAVE": {"rave": True}, "GRAVE (ref 50)": {"gra
                 "FPU parent - 0.1": {"fpu_reduction": 0.1},
                 "widening k=2 (prior)": {"widen_k": 2.0, "prior": "heuristic"},
                 "PUCT uniform": {"spec": "puct:c=1.5"},
-                "PUCT heuristic prior": {"spec": "puct:c=1.5", "prior": "heuristic"}}
+                "PUCT heuristic prior": {"spec": "puct:c=1.5", "prior": "heuristic"},
+                "transpositions": {"transpositions": True}}
 
 
 def ours(game_cls, spec, iterations, repeats, **options):
@@ -128,7 +130,8 @@ def enhancements(args) -> int:
             plain = plain or rate
             print(f"{game_name:10s} {label:21s} {rate:10.0f} {rate / plain:8.2f}", flush=True)
     print(f"memory per node (UCB1): {bytes_per_node(0, 0)} B plain, {bytes_per_node(0, 0, amaf=True)} B with the "
-          f"AMAF statistics (RAVE / GRAVE), {bytes_per_node(0, 0, prior=True)} B with priors")
+          f"AMAF statistics (RAVE / GRAVE), {bytes_per_node(0, 0, prior=True)} B with priors, "
+          f"{bytes_per_node(0, 0) + dag_bytes_per_row()} B per row with transpositions (hash table included)")
     evaluator_rates(args)
     return 0
 
