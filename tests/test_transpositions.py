@@ -93,7 +93,29 @@ def test_go_position_reached_through_captures_in_two_orders_is_one_key():
     assert int(Go.key_kernel(three.state)) != k1
 
 
-@pytest.mark.parametrize("kw,words", [(dict(solver=True), "solver"), (dict(rave=True), "rave"),
+@pytest.mark.parametrize("spec", ["ucb1:c=0.5", "miucb:episodic=true", "thompson"])
+def test_the_solver_on_the_dag_proves_the_empty_tictactoe_board_a_draw(spec):
+    r = search(make_game("tictactoe"), spec, iterations=200000, seed=0, solver=True, transpositions=True)
+    assert r.stop_reason == "proven" and r.tree.proven[0] == 0.5
+    assert set(r.proven.tolist()) == {0.5}  # every first move draws with best play
+    assert len(positions(r.tree)) <= 5478
+
+
+def test_the_solver_on_the_dag_finds_connect4_wins():
+    from treepolicies.games.connect4 import ConnectFour
+    g = ConnectFour.from_string("""
+        .......
+        .......
+        .......
+        .......
+        .oo....
+        .xxx..o
+    """)
+    r = search(g, "ucb1", iterations=5000, seed=1, solver=True, transpositions=True)
+    assert r.move in (0, 4) and r.proven[r.moves.index(r.move)] == 1.0
+
+
+@pytest.mark.parametrize("kw,words", [(dict(rave=True), "rave"),
                                       (dict(prior="heuristic"), "prior"), (dict(fpu=0.5), "fpu")])
 def test_unsupported_combinations_are_refused_in_one_line(kw, words):
     with pytest.raises(ValueError) as err:

@@ -217,7 +217,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     early = early_stop and final == "robust" and iterations is not None
     if options.transpositions:
         done, reason = run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run,
-                                      lambda: _grow(tree, node_cap))
+                                      lambda: _grow(tree, node_cap), solver)
         if reason == BAD_ARM:
             _bad_arm(policy)
         if reason == BAD_REWARD:
@@ -241,7 +241,7 @@ def _check_transpositions(game, options, compiled, solver, tree) -> None:
     if not compiled or getattr(game, "key_kernel", None) is None:
         raise ValueError(f"transpositions need a compiled game with a position key kernel (game.key_kernel); "
                          f"{name} has none")
-    clash = [k for k, on in (("solver", solver), ("rave", options.rave), ("fpu", options.fpu != "inf"),
+    clash = [k for k, on in (("rave", options.rave), ("fpu", options.fpu != "inf"),
                              ("prior", options.prior != "uniform"), ("widen_k", options.widen_k is not None),
                              ("evaluator", options.evaluator is not None), ("tree reuse", tree is not None)) if on]
     if clash:

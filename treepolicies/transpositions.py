@@ -27,7 +27,10 @@ Expansion at a position's second arrival (the root at once), as in the tree; whe
 chosen at an expansion is a position already in the table, the descent goes on from it, so every
 arrival at a position but its first passes through one of its children.  A descent is cut at
 ``game.max_plies`` edges (a cycle is possible in Go through captures), and continues with a
-playout.  Not combined (refused in one line): the solver, RAVE / GRAVE, first-play urgency, priors,
+playout.  MCTS-Solver works on the DAG: a proof belongs to a position (its canonical row), the
+selection skips edges into proven positions, and proofs go up the path of the iteration that made
+them (a position proven through one path serves every path into it).  Not combined (refused in one
+line): RAVE / GRAVE, first-play urgency, priors,
 widening, evaluators, tree reuse.  Memory: 4 + 8 + 8 bytes per row more, plus 24 bytes per table
 slot (two slots per row).
 """
@@ -44,7 +47,7 @@ from bandits.compiling import notice, track
 from bandits.kernels import record_row, select_row
 from bandits.stats import record
 from treepolicies import compiled as cp
-from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, RUNNING, _legal, _play, _result,
+from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, _legal, _play, _result,
                                    _rollout_play, _rollout_value, _terminal, _to_move, game_key, rollout_key)
 from treepolicies.options import O_CAP, O_LO, O_SCALE
 from treepolicies.tree import FULL, expand, leader_is_safe
@@ -158,9 +161,9 @@ def make_dag_loop(kernels, key_kernel, rollout):
 
 def _build(gkey, rkey, kkey):
     @nb.njit(cache=True, error_model="numpy")
-    def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth):
+    def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth, solver):
         return _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
-                        opts, max_depth)
+                        opts, max_depth, solver)
     return run_dag
 
 
@@ -175,21 +178,62 @@ def link(dag, c, key):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _pick(pk, params, tree, dag, p, valid, rng, work):
+def _pick(pk, params, tree, dag, p, valid, rng, work, solver):
+    """The edge the policy picks at position p (t = the position's visits); with the solver, edges
+    into proven positions are masked out (all of them proven: the first edge)."""
     f = tree.first[p]
     n = tree.nchild[p]
+    if solver:
+        any_valid = False
+        for j in range(n):
+            q = dag.canon[f + j]
+            ok = q < 0 or tree.proven[q] < 0.0
+            valid[j] = ok
+            any_valid = any_valid or ok
+        if not any_valid:
+            for j in range(n):
+                valid[j] = True
+            return f
     arm = select_row(pk, params, tree.pstate[p], tree.astate[:, f:f + n], tree.stats[:, f:f + n], valid[:n],
                      dag.pvis[p], rng, work[:n])
+    if solver:
+        for j in range(n):
+            valid[j] = True
     if arm < 0 or arm >= n:
         return -1
     return f + arm
 
 
+@nb.njit(cache=True)
+def prove(tree, dag, q):
+    """MCTS-Solver's rule (treepolicies.tree) at position q, reading its children's proofs through
+    their positions: proven a win for the chooser if one child is, else with the best child value
+    once every child is proven.  True if q is (now) proven."""
+    f = tree.first[q]
+    n = tree.nchild[q]
+    if f < 0:
+        return tree.proven[q] >= 0.0
+    best = -1.0
+    complete = True
+    for j in range(n):
+        r = dag.canon[f + j]
+        v = tree.proven[r] if r >= 0 else -1.0
+        if v < 0.0:
+            complete = False
+        elif v > best:
+            best = v
+    chooser = tree.mover[f]
+    if best == 1.0 or complete:
+        tree.proven[q] = best if tree.mover[q] == chooser else 1.0 - best
+        return True
+    return False
+
+
 @nb.njit(cache=True, inline="always")
 def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts,
-             max_depth):
+             max_depth, solver):
     """The DAG loop (module docstring)."""
-    move, mover, parent, first, stats = tree.move, tree.mover, tree.parent, tree.first, tree.stats
+    move, mover, parent, first, stats, proven = tree.move, tree.mover, tree.parent, tree.first, tree.stats, tree.proven
     canon, pvis = dag.canon, dag.pvis
     path = tree.path
     cap = np.int64(opts[O_CAP])
@@ -199,12 +243,14 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
     none = np.empty(0, np.int64)  # the rollout records no plies
     done = 0
     while done < n_iter:
+        if solver and proven[0] >= 0.0:
+            return done, PROVEN
         s[:] = root_state
         row = 0
         depth = 0
         while True:
-            while first[canon[row]] >= 0 and depth < max_depth:
-                c = _pick(pk, params, tree, dag, canon[row], valid, rng, work)
+            while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
+                c = _pick(pk, params, tree, dag, canon[row], valid, rng, work, solver)
                 if c < 0:
                     return done, BAD_ARM
                 path[depth] = c
@@ -214,7 +260,8 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
                     link(dag, c, _key_call(kkey, s))
                 row = c
             p = canon[row]
-            if _terminal(gkey, s) or first[p] >= 0 or not (p == 0 or pvis[p] > 0.0) or depth >= max_depth:
+            if _terminal(gkey, s) or first[p] >= 0 or not (p == 0 or pvis[p] > 0.0) or depth >= max_depth \
+                    or (solver and proven[p] >= 0.0):
                 break
             n = _legal(gkey, s, moves)
             if expand(tree, p, moves, n, _to_move(gkey, s), pk, params, valid) == FULL:
@@ -222,7 +269,7 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
             f = first[p]
             for j in range(n):
                 canon[f + j] = -1
-            c = _pick(pk, params, tree, dag, p, valid, rng, work)
+            c = _pick(pk, params, tree, dag, p, valid, rng, work, solver)
             if c < 0:
                 return done, BAD_ARM
             path[depth] = c
@@ -233,8 +280,12 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
             if canon[c] == c:  # a new position: the iteration's leaf
                 break
             # a known position (a transposition): go on from it as from any node reached again
-        if _terminal(gkey, s):
+        if solver and proven[canon[row]] >= 0.0:
+            value = proven[canon[row]]
+        elif _terminal(gkey, s):
             value = (_result(gkey, s, mover[row]) - lo) * scale
+            if solver and 0.0 <= value <= 1.0:
+                proven[canon[row]] = value
         else:
             _rollout_play(rkey, s, rng, none, cap)
             value = (_rollout_value(rkey, s, mover[row]) - lo) * scale
@@ -251,6 +302,11 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
             pvis[canon[c]] += 1.0
         pvis[0] += 1.0
         record(stats, 0, value if mover[0] == who else 1.0 - value)
+        if solver and proven[canon[row]] >= 0.0:
+            for i in range(depth - 1, -1, -1):  # proofs go up the path while they hold
+                q = parent[path[i]]
+                if proven[q] < 0.0 and not prove(tree, dag, q):
+                    break
         done += 1
         if early >= 0 and leader_is_safe(tree, early - done):
             return done, EARLY
@@ -269,11 +325,23 @@ def prepare_transposed(game, tree, policy, run) -> None:
     with notice(f"the transposition search loop for {getattr(game, 'name', type(game).__name__)}"):
         grow_dag(tree.dag, tree.capacity, 1)  # (compiles the table's rebuild too)
         loop(tree.arrays, tree.dag, game.state.copy(), policy.kernels, policy.params, np.ones(m, np.bool_),
-             np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1)
+             np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1, False)
 
 
-def run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow):
+def run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver=False):
     """The search's driver for ``transpositions=True`` (treepolicies.search); returns (done, reason)."""
+    done, reason = _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, bool(solver))
+    f, n = int(tree.first[0]), int(tree.nchild[0])
+    if f >= 0:  # the root moves' proofs, read through their positions, for the final move
+        for c in range(f, f + n):
+            q = int(tree.dag.canon[c])
+            if q >= 0:
+                tree.proven[c] = tree.proven[q]
+    return done, reason
+
+
+def _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver):
+    """The chunked loop of run_transposed (grows the tree and the table when they are full)."""
     import time
 
     loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel)
@@ -294,7 +362,7 @@ def run_transposed(game, tree, policy, stream, iterations, deadline, early, node
         t0 = time.perf_counter()
         left = iterations - done if early else -1
         n, status = loop(tree.arrays, tree.dag, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
-                         left, run.opts, max_depth)
+                         left, run.opts, max_depth, solver)
         done += n
         if status == BAD_ARM or status == BAD_REWARD:
             return done, status
@@ -306,6 +374,8 @@ def run_transposed(game, tree, policy, stream, iterations, deadline, early, node
             max_depth = max(1, min(tree.capacity - 1, int(getattr(game, "max_plies", 0) or m)))
         elif status == EARLY:
             return done, "early"
+        elif status == PROVEN:
+            return done, "proven"
         elif status != RUNNING:  # pragma: no cover
             return done, "iterations"
         elif deadline is not None and time.perf_counter() - t0 < 0.005:
