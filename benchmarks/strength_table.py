@@ -22,16 +22,27 @@ import sys
 import time
 
 BASE = "ucb1:c=0.5"
+PLUGIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "connect4_evaluator.py")
+#: label -> player A's spec (player B is BASE)
 VARIANTS = {
-    "rave": "rave=true",
-    "grave": "grave_ref=50",
-    "heuristic": "rollout=heuristic",
-    "rave+heuristic": "rave=true,rollout=heuristic",
+    "rave": f"{BASE},rave=true",
+    "grave": f"{BASE},grave_ref=50",
+    "heuristic": f"{BASE},rollout=heuristic",
+    "rave+heuristic": f"{BASE},rave=true,rollout=heuristic",
+    "puct": "puct:c=1.5",
+    "puct+prior": "puct:c=1.5,prior=heuristic",
+    "widen+prior": f"{BASE},widen_k=2,prior=heuristic",
+    "fpu-parent": f"{BASE},fpu_reduction=0.1",
+    "transpositions": f"{BASE},transpositions=true",
+    "evaluator": "puct:c=1.5,evaluator=c4_windows,eval_batch=8,value_mix=0.5",
 }
-#: (game, playouts per move, games) of each cell; every variant is played in each
-SIZES = [("connect4", 1000, 200), ("connect4", 5000, 200), ("nogo", 1000, 200), ("nogo", 5000, 200),
-         ("go", 1000, 200), ("go", 5000, 200)]
-CELLS = [(g, p, n, label) for g, p, n in SIZES for label in VARIANTS]
+FIRST = ["rave", "grave", "heuristic", "rave+heuristic"]
+SECOND = ["puct", "puct+prior", "widen+prior", "fpu-parent", "transpositions"]
+#: (game, playouts per move, games, label) of each cell
+CELLS = ([(g, p, 200, v) for g in ("connect4", "nogo", "go") for p in (1000, 5000) for v in FIRST]
+         + [(g, 1000, 200, v) for g in ("connect4", "nogo", "go") for v in SECOND] + [("connect4", 1000, 200, "evaluator")])
+#: the best 9x9 Go configuration against GNU Go (label of the 1000-playout table's best, levels)
+GNUGO = [(1, 50), (10, 50)]
 LINE = re.compile(r"A: (\d+) wins, (\d+) draws, (\d+) losses in (\d+) games")
 WILSON = re.compile(r"Wilson 95% interval \[([\d.]+), ([\d.]+)\]")
 ELO = re.compile(r"Elo ([+-]?\d+|[+-]?inf) \[([+-]?\d+|[+-]?inf), ([+-]?\d+|[+-]?inf)\]")
@@ -41,10 +52,22 @@ def name(game, playouts, label):
     return f"{game}-{playouts}-{label}"
 
 
-def command(game, playouts, games, label, db):
-    return [sys.executable, "-m", "testbeds.cli", "match", "--game", game, "--a", f"{BASE},{VARIANTS[label]}",
-            "--b", BASE, "--playouts", str(playouts), "--games", str(games), "--seed", "10", "--db", db,
+def command(game, playouts, games, a, db, b=BASE):
+    return [sys.executable, "-m", "testbeds.cli", "match", "--plugin", PLUGIN, "--game", game, "--a", a,
+            "--b", b, "--playouts", str(playouts), "--games", str(games), "--seed", "10", "--db", db,
             "--no-progress"]
+
+
+def best_go(work):
+    """The label of the best Go cell at 1000 playouts played so far (highest score)."""
+    best = None
+    for game, playouts, games, label in CELLS:
+        path = os.path.join(work, name(game, playouts, label) + ".txt")
+        if game == "go" and playouts == 1000 and label in FIRST and os.path.exists(path):
+            score = float(re.search(r"A score ([\d.]+)", open(path).read()).group(1))
+            if best is None or score > best[0]:
+                best = (score, label)
+    return best[1] if best else None
 
 
 def run(args) -> int:
@@ -58,35 +81,57 @@ def run(args) -> int:
             continue
         print(f"{cell}: {games} games", flush=True)
         t0 = time.perf_counter()
-        done = subprocess.run(command(game, playouts, games, label, os.path.join(args.work, cell + ".sqlite")),
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            print(done.stderr, file=sys.stderr)
-            return done.returncode
-        with open(out + ".part", "w") as f:
-            f.write(done.stdout + f"{time.perf_counter() - t0:.1f} s wall\n")
-        os.replace(out + ".part", out)
+        rc = _play(command(game, playouts, games, VARIANTS[label], os.path.join(args.work, cell + ".sqlite")), out)
+        if rc:
+            return rc
+    label = best_go(args.work)
+    for level, games in GNUGO if label else ():
+        out = os.path.join(args.work, f"go-10000-{label}-gnugo{level}.txt")
+        if not os.path.exists(out):
+            print(f"go 10000 {label} against gnugo:level={level}: {games} games", flush=True)
+            rc = _play(command("go", 10000, games, VARIANTS[label], out[:-4] + ".sqlite", f"gnugo:level={level}"), out)
+            if rc:
+                return rc
+    return 0
+
+
+def _play(cmd, out) -> int:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return done.returncode
+    with open(out + ".part", "w") as f:
+        f.write(done.stdout + f"{time.perf_counter() - t0:.1f} s wall\n")
+    os.replace(out + ".part", out)
     return 0
 
 
 def table(args) -> int:
     rows = []
-    for game, playouts, games, label in CELLS:
-        path = os.path.join(args.work, name(game, playouts, label) + ".txt")
-        row = {"game": game, "playouts": playouts, "enhancement": label, "options": VARIANTS[label]}
+    cells = [(g, p, n, label, name(g, p, label), "ucb1:c=0.5") for g, p, n, label in CELLS]
+    best = best_go(args.work)
+    if best:
+        cells += [("go", 10000, n, best, f"go-10000-{best}-gnugo{lvl}", f"gnugo:level={lvl}") for lvl, n in GNUGO]
+    for game, playouts, games, label, stem, opponent in cells:
+        path = os.path.join(args.work, stem + ".txt")
+        row = {"game": game, "playouts": playouts, "enhancement": label, "options": VARIANTS[label],
+               "opponent": opponent, "planned": games}
         if os.path.exists(path):
             text = open(path).read()
             w, d, l, n = map(int, LINE.search(text).groups())
             lo, hi = map(float, WILSON.search(text).groups())
             elo = ELO.search(text).groups()
+            wall = re.search(r"([\d.]+) s wall", text)
             row.update(games=n, wins=w, draws=d, losses=l, score=round((w + d / 2) / n, 4), wilson_low=lo,
-                       wilson_high=hi, elo=elo[0], elo_low=elo[1], elo_high=elo[2])
+                       wilson_high=hi, elo=elo[0], elo_low=elo[1], elo_high=elo[2],
+                       wall_s=float(wall.group(1)) if wall else "")
         else:
             row.update(games=0)
         rows.append(row)
     os.makedirs(args.out, exist_ok=True)
-    fields = ["game", "playouts", "enhancement", "options", "games", "wins", "draws", "losses", "score",
-              "wilson_low", "wilson_high", "elo", "elo_low", "elo_high"]
+    fields = ["game", "playouts", "enhancement", "options", "opponent", "planned", "games", "wins", "draws", "losses",
+              "score", "wilson_low", "wilson_high", "elo", "elo_low", "elo_high", "wall_s"]
     tmp = os.path.join(args.out, "strength.csv.part")
     with open(tmp, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
@@ -97,15 +142,18 @@ def table(args) -> int:
     lines = ["# Strength of the enhancements against plain UCT (`ucb1:c=0.5` on both sides)", "",
              "Generated by `python benchmarks/strength_table.py table --work DIR --out docs/enhancements` from the",
              "outputs of `python benchmarks/strength_table.py run --work DIR` (`banditree match`, colours alternating,",
-             "`--seed 10`). Score of the enhanced side (wins + draws / 2) with its Wilson 95% interval.", "",
-             "| game | playouts | enhancement | games | W-D-L | score | Wilson 95% | Elo |", "|---|---|---|---|---|---|---|---|"]
+             "`--seed 10`). Score of the enhanced side (wins + draws / 2) with its Wilson 95% interval; games",
+             "played / planned (fewer where the session's time ran out; rerun the command to complete them).", "",
+             "| game | playouts | player A | against | games | W-D-L | score | Wilson 95% | Elo |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        head = f"| {r['game']} | {r['playouts']} | {r['enhancement']} (`{r['options']}`) | `{r['opponent']}` |"
         if r["games"]:
-            lines.append(f"| {r['game']} | {r['playouts']} | {r['enhancement']} (`{r['options']}`) | {r['games']} | "
+            lines.append(f"{head} {r['games']} / {r['planned']} | "
                          f"{r['wins']}-{r['draws']}-{r['losses']} | {r['score']:.3f} | "
                          f"[{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | {r['elo']} [{r['elo_low']}, {r['elo_high']}] |")
         else:
-            lines.append(f"| {r['game']} | {r['playouts']} | {r['enhancement']} (`{r['options']}`) | not played yet | | | | |")
+            lines.append(f"{head} 0 / {r['planned']} (not played yet) | | | | |")
     tmp = os.path.join(args.out, "strength.md.part")
     with open(tmp, "w") as f:
         f.write("\n".join(lines) + "\n")
