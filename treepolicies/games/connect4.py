@@ -107,8 +107,11 @@ def random_rollout(state, rng, plies, cap):
 
 @nb.njit(cache=True)
 def playout(state, rng):
-    """Uniformly random non-full columns until the game ends (rejection sampling over 7 columns)."""
-    random_rollout(state, rng, state[:0], -1)  # (a 0-length view: records nothing, allocates nothing)
+    """Uniformly random non-full columns until the game ends (rejection sampling over 7 columns).
+    The draws of :func:`random_rollout`, without its ply records and cap: a Connect Four playout is
+    so short that those two tests per ply cost about 14 % of its speed."""
+    while state[_STATUS] < 0:
+        play(state, _random_column(state, rng))
 
 
 @nb.njit(cache=True)

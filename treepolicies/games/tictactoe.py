@@ -49,15 +49,22 @@ def play(state, move):
         state[_STATUS] = 2
 
 
+@nb.njit(cache=True, inline="always")
+def _random_cell(state, rng):
+    """A uniformly random empty cell (rejection sampling over the 9 cells)."""
+    occupied = state[_X] | state[_O]
+    cell = randint(rng, 9)
+    while (occupied >> cell) & 1:
+        cell = randint(rng, 9)
+    return cell
+
+
 @nb.njit(cache=True)
 def random_rollout(state, rng, plies, cap):
     """Uniformly random empty cells until the game ends or ``cap`` plies (treepolicies.games.Rollout)."""
     n = 0
     while state[_STATUS] < 0 and n != cap:
-        occupied = state[_X] | state[_O]
-        cell = randint(rng, 9)
-        while (occupied >> cell) & 1:
-            cell = randint(rng, 9)
+        cell = _random_cell(state, rng)
         if n < plies.shape[0]:
             plies[n] = 2 * cell + (state[_N] & 1)
         play(state, cell)
@@ -67,8 +74,10 @@ def random_rollout(state, rng, plies, cap):
 
 @nb.njit(cache=True)
 def playout(state, rng):
-    """Uniformly random empty cells until the game ends (rejection sampling over the 9 cells)."""
-    random_rollout(state, rng, state[:0], -1)  # (a 0-length view: records nothing, allocates nothing)
+    """Uniformly random empty cells until the game ends: the draws of :func:`random_rollout`,
+    without its ply records and cap (which cost a short playout a noticeable share of its speed)."""
+    while state[_STATUS] < 0:
+        play(state, _random_cell(state, rng))
 
 
 _WEIGHT = np.array([2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 2.0, 1.0, 2.0])  # lines through a cell: centre 4, corners 3, edges 2
