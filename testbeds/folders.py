@@ -1,7 +1,8 @@
 """Output folders written as a whole: a reader sees the old folder or the new one, never a mixture.
 
 A results folder (``banditree testbed``/``figures``: curves.npz, summary.csv, manifest.json and the
-plots; ``banditree tables``: table.csv, table.md, heatmap.png/.pdf) is built in a temporary
+plots; ``banditree tables``: table.csv, table.md, heatmap.png/.pdf; ``banditree tune``: table.csv,
+table.md, score.png/.pdf, tune.json) is built in a temporary
 sibling folder ``.<name>.new-XXXX`` and then swapped in::
 
     rename  <name>            -> .<name>.old-XXXX     (only if <name> exists)
@@ -31,9 +32,9 @@ __all__ = ["OWN_FILES", "check_replaceable", "replace_folder", "leftovers"]
 
 #: Every file a results or tables folder of this package holds.
 OWN_FILES = frozenset(
-    ["curves.npz", "summary.csv", "manifest.json", "table.csv", "table.md"]
+    ["curves.npz", "summary.csv", "manifest.json", "table.csv", "table.md", "tune.json"]
     + [f"{stem}.{ext}" for stem in ("regret", "optimal_action", "fig1_regret", "fig2_optimal_action",
-                                    "fig_r_sweep", "heatmap") for ext in ("png", "pdf")])
+                                    "fig_r_sweep", "heatmap", "score") for ext in ("png", "pdf")])
 
 
 def _foreign(folder: Path) -> list[str]:
