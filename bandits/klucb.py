@@ -8,6 +8,13 @@ d is the Kullback-Leibler divergence of the reward family:
   Gaussian   d(p, q) = (p - q)^2 / (2 sigma^2), closed form U_i = w_i + sigma sqrt(2 (log t + c log log t) / t_i).
 The c log log t term is used only where log t > 1 (t > e), so that it is defined and non-negative
 [our choice; the theory needs c >= 3 for its bound, practice uses c = 0].
+
+KL-UCB+ (``plus=true``; Garivier & Cappe 2011, section 5; Garivier, Menard & Stoltz 2016): log(t / t_i)
+in place of log t,
+
+    U_i = max { q : t_i * d(w_i, q) <= max(0, log(t / t_i) + c log log t) }
+
+so an arm pulled t_i >= t times (log(t / t_i) <= 0) has the index w_i (Bernoulli: w_i; Gaussian: w_i).
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ import numba as nb
 from bandits._choice import mean_plus_bonus
 from bandits.policy import Policy
 from bandits.registry import KernelSpec, register_policy
-from bandits.stats import COUNT, MEAN
+from bandits.stats import COUNT, ISQRT, MEAN
 
 FAMILIES = ("bernoulli", "gaussian")
 TOLERANCE = 1e-9
@@ -80,6 +87,20 @@ def gaussian(stats, i, t, params, state, level):
     return mean_plus_bonus(stats, i, params[1] * math.sqrt(2.0 * level), 1.0)
 
 
+@nb.njit(cache=True, inline="always")
+def bernoulli_plus(stats, i, t, params, state, level):
+    """KL-UCB+: U_i = max{q in [w_i, 1] : t_i d(w_i, q) <= max(0, level - log t_i)}."""
+    n = stats[COUNT, i]
+    return bernoulli_index(stats[MEAN, i], max(0.0, level - math.log(n)) / n)
+
+
+@nb.njit(cache=True, inline="always")
+def gaussian_plus(stats, i, t, params, state, level):
+    """KL-UCB+, Gaussian: U_i = w_i + sigma sqrt(2 max(0, level - log t_i) / t_i)."""
+    isq = stats[ISQRT, i]
+    return stats[MEAN, i] + params[1] * isq * math.sqrt(2.0 * max(0.0, level + 2.0 * math.log(isq)))
+
+
 @register_policy
 class KLUCB(Policy):
     """KL-UCB: U_i = max{q : t_i d(w_i, q) <= log t + c log log t}.
@@ -92,21 +113,33 @@ class KLUCB(Policy):
         Reward standard deviation of the Gaussian family (> 0).
     c : float, default 0.0
         Weight of the log log t term (>= 0).
+    plus : bool, default False
+        KL-UCB+: log(t / t_i) in place of log t (module docstring).
     """
 
     name = "klucb"
     kernel_spec = KernelSpec(index=bernoulli, prepare=prepare)
     gaussian_kernel_spec = KernelSpec(index=gaussian, prepare=prepare)
+    plus_kernel_specs = {"bernoulli": KernelSpec(index=bernoulli_plus, prepare=prepare),
+                         "gaussian": KernelSpec(index=gaussian_plus, prepare=prepare)}
 
-    def __init__(self, family: str = "bernoulli", sigma: float = 1.0, c: float = 0.0):
+    def __init__(self, family: str = "bernoulli", sigma: float = 1.0, c: float = 0.0, plus: bool = False):
         family = self._check_choice("family", family, FAMILIES)
         sigma = self._check_float("sigma", sigma, low=0.0, low_open=True)
         c = self._check_float("c", c, low=0.0)
-        super().__init__(family=family, sigma=sigma, c=c)
+        plus = self._check_bool("plus", plus)
+        super().__init__(family=family, sigma=sigma, c=c, plus=plus)
 
     def _pack(self):
         return [float(FAMILIES.index(self.family)), self.sigma, self.c]
 
+    @property
+    def bounded_rewards(self) -> bool:
+        """The Bernoulli family is for rewards in [0, 1]."""
+        return self.family == "bernoulli"
+
     def instance_kernel_spec(self):
+        if self.plus:
+            return self.plus_kernel_specs[self.family]
         # the Gaussian index is one multiply-add per arm: its own loop, without the Bernoulli bisection
         return self.gaussian_kernel_spec if self.family == "gaussian" else self.kernel_spec
