@@ -12,7 +12,11 @@ from testbeds.commands._common import check_counts, check_writable, cpus, output
 EPILOG = """\
 policy specs: name[:key=value,...], e.g. ucb1, ucb1:c=2, iucb, iucb:episodic=true,
 miucb:r=none,episodic=true, klucb:family=gaussian, thompson:prior=gaussian, egreedy:epsilon=0.1, greedy.
-Policies that need a horizon (iucb, miucb without episodic=true) are given --horizon.
+Policies that need a horizon (iucb, miucb without episodic=true, moss, exp3, sr, seqhalving) are given --horizon.
+Fixed means: --env bernoulli --means 0.1,0.05,0.05,0.05,0.02,0.02,0.02,0.01,0.01,0.01 (the KL-UCB paper's
+scenario); drifting means: --env nonstationary (Sutton & Barto, exercise 2.5); best-arm identification:
+--bai 1..7 (Audibert, Bubeck & Munos 2010; the horizon defaults to the experiment's budget), which prints the
+simple regret and the probability of recommending a wrong arm (also in manifest.json for every run).
 Same --seed gives identical numbers for any --workers.
 """
 
@@ -20,12 +24,20 @@ Same --seed gives identical numbers for any --workers.
 def register(sub) -> None:
     p = sub.add_parser("testbed", help="run bandit policies on a random testbed and write a results folder",
                        description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env", choices=("gaussian", "bernoulli"), default="gaussian",
+    p.add_argument("--env", choices=("gaussian", "bernoulli", "nonstationary"), default="gaussian",
                    help="gaussian: means ~ N(0, mean_sd^2), rewards ~ N(mean, reward_sd^2); "
-                        "bernoulli: means ~ U(0, 1) (default %(default)s)")
+                        "bernoulli: means ~ U(0, 1); nonstationary: equal means taking N(0, walk_sd^2) steps "
+                        "at every play (default %(default)s)")
+    p.add_argument("--means", default=None, metavar="M1,M2,...",
+                   help="fixed arm means shared by every task (gaussian or bernoulli); sets --arms")
+    p.add_argument("--walk-sd", type=float, default=0.01,
+                   help="nonstationary: s.d. of each mean's step per play (default %(default)s)")
+    p.add_argument("--bai", type=int, default=None, metavar="N",
+                   help="best-arm identification: Experiment N (1-7) of Audibert, Bubeck & Munos (2010), "
+                        "Bernoulli arms; --horizon defaults to its budget")
     p.add_argument("--tasks", type=int, default=2000, help="number of random tasks (default %(default)s)")
     p.add_argument("--arms", type=int, default=60, help="arms per task, K (default %(default)s)")
-    p.add_argument("--horizon", type=int, default=10_000, help="plays per task (default %(default)s)")
+    p.add_argument("--horizon", type=int, default=None, help="plays per task (default 10000, or the --bai budget)")
     p.add_argument("--seed", type=int, default=0, help="seed of the testbed and of the policies (default %(default)s)")
     p.add_argument("--policy", action="append", default=None, metavar="SPEC",
                    help="a policy spec; repeat for several (default: ucb1)")
@@ -42,14 +54,26 @@ def register(sub) -> None:
 def run(args) -> int:
     from testbeds.results import RESULT_FILES, write_results
     from testbeds.runner import run_testbed
-    from testbeds.testbed import BernoulliTestbed, GaussianTestbed
+    from testbeds.testbed import BernoulliTestbed, GaussianTestbed, NonStationaryTestbed
 
+    means = _means(args)
+    if args.horizon is None:
+        from testbeds.bai import budget
+
+        args.horizon = budget(args.bai) if args.bai is not None else 10_000
+    if means is not None:
+        args.arms = len(means)
     check_counts(args, ("tasks", "arms", "horizon", "workers"))
-    if args.env == "gaussian":
+    if args.env == "nonstationary":
+        if means is not None:
+            raise ValueError("--means: a nonstationary testbed starts all means equal (give no --means)")
+        testbed = NonStationaryTestbed(n_tasks=args.tasks, n_arms=args.arms, walk_sd=args.walk_sd,
+                                       reward_sd=args.reward_sd, seed=args.seed)
+    elif args.env == "gaussian":
         testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, mean_sd=args.mean_sd,
-                                  reward_sd=args.reward_sd, seed=args.seed)
+                                  reward_sd=args.reward_sd, seed=args.seed, means=means)
     else:
-        testbed = BernoulliTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=args.seed)
+        testbed = BernoulliTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=args.seed, means=means)
     folder = output_folder(args.out, "results/testbed")
     existing = [name for name in RESULT_FILES if (folder / name).exists()]
     if existing and not args.overwrite:  # refuse before the long run, not after it
@@ -73,5 +97,36 @@ def run(args) -> int:
                           ("optimal_action", plots.optimal_action_figure(result))):
             plots.save_figure(fig, folder, stem)
             plt.close(fig)
+    if args.bai is not None:
+        print(f"Experiment {args.bai} (Audibert, Bubeck & Munos 2010), budget {args.horizon}, {args.tasks} tasks:")
+        for label, rec in zip(result.labels, result.recommendation):
+            print(f"  {label:32s} P(wrong arm) {rec['p_error']:.4f} +- {rec['p_error_se']:.4f}   "
+                  f"simple regret {rec['simple_regret']:.5f}")
     print(f"results in {folder}")
     return 0
+
+
+def _means(args):
+    """The fixed arm means from --means or --bai (None: drawn by the testbed); --bai sets --env bernoulli."""
+    if args.bai is not None:
+        from testbeds.bai import experiment_means
+
+        if args.means is not None:
+            raise ValueError("give --bai or --means, not both")
+        try:
+            means = list(experiment_means(args.bai))
+        except ValueError as exc:
+            raise ValueError(f"--bai: {exc}") from None
+        args.env = "bernoulli"
+        return means
+    if args.means is None:
+        return None
+    try:
+        means = [float(x) for x in args.means.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--means must be numbers separated by commas, e.g. 0.9,0.8; got {args.means!r}") from None
+    if not means:
+        raise ValueError(f"--means must list at least one mean, got {args.means!r}")
+    if args.env == "bernoulli" and not all(0.0 <= m <= 1.0 for m in means):
+        raise ValueError(f"--means of a bernoulli testbed must lie in [0, 1], got {args.means!r}")
+    return means

@@ -1,0 +1,162 @@
+"""Testbeds of the zoo issue: fixed Bernoulli means from the command line, the non-stationary testbed
+(Sutton & Barto, exercise 2.5) recomputed in numpy, the best-arm-identification measures (simple
+regret, probability of a wrong arm) against the traced plays, Audibert, Bubeck & Munos's
+experiments, and the refusal of a [0, 1]-reward policy on unbounded rewards."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from bandits import make_policy
+from bandits.rng import Stream, counter_normal
+from testbeds.bai import EXPERIMENTS, bai_testbed, budget, experiment_means, hardness
+from testbeds.cli import main
+from testbeds.results import read_results, write_results
+from testbeds.runner import run_testbed
+from testbeds.testbed import WALK_DRAW, BernoulliTestbed, GaussianTestbed, NonStationaryTestbed
+
+
+def test_nonstationary_testbed_equals_a_numpy_recomputation():
+    # 3 tasks x 4 arms x 80 plays, walk s.d. 0.1 (large, so the best arm changes): replay UCB1's traced
+    # arms; means m_a(0) = 0, after play h: m_a += 0.1 counter_normal(seed, task, WALK_DRAW + a, h);
+    # reward of play h = m_arm(h) + counter_normal(seed, task, arm, j) (j-th pull of the arm);
+    # regret and gaps against max_a m_a(h), the best arm at play h.
+    tb = NonStationaryTestbed(n_tasks=3, n_arms=4, walk_sd=0.1, seed=2)
+    horizon = 80
+    r = run_testbed(["ucb1"], tb, horizon, seed=1, trace=True, progress=False)
+    arms, rewards = r.trace["arms"][0], r.trace["rewards"][0]
+    regret, pseudo, optimal = np.zeros((3, horizon)), np.zeros((3, horizon)), np.zeros((3, horizon))
+    changes = 0
+    for task in range(3):
+        mu = np.zeros(4)
+        pulls = np.zeros(4, dtype=int)
+        policy = make_policy("ucb1")
+        batch = policy.init(1, 4)
+        stream = Stream(1, task, 1)  # the runner's stream of task i: (seed, i, 1)
+        leader = None
+        for h in range(horizon):
+            a = int(policy.select(batch, stream)[0])
+            assert a == arms[task, h]
+            x = mu[a] + counter_normal(tb.seed, task, a, int(pulls[a]))
+            assert x == pytest.approx(rewards[task, h], abs=1e-12)
+            policy.update(batch, np.array([a]), np.array([x]))
+            pulls[a] += 1
+            regret[task, h], pseudo[task, h], optimal[task, h] = mu.max() - x, mu.max() - mu[a], mu[a] == mu.max()
+            changes += leader is not None and leader != int(np.argmax(mu))
+            leader = int(np.argmax(mu))
+            mu += 0.1 * np.array([counter_normal(tb.seed, task, WALK_DRAW + b, h) for b in range(4)])
+    assert changes > 0  # the best arm did move
+    np.testing.assert_allclose(r.curves["regret"][0], np.cumsum(regret, axis=1).mean(axis=0), atol=1e-9)
+    np.testing.assert_allclose(r.curves["pseudo_regret"][0], np.cumsum(pseudo, axis=1).mean(axis=0), atol=1e-9)
+    np.testing.assert_allclose(r.curves["optimal_pct"][0], 100 * optimal.mean(axis=0), atol=1e-9)
+
+
+def test_nonstationary_testbed_starts_equal_and_every_policy_meets_the_same_walk():
+    tb = NonStationaryTestbed(n_tasks=4, n_arms=10, seed=0)
+    assert (tb.means == 0).all() and tb.walk_sd == 0.01 and tb.config()["env"] == "nonstationary"
+    # at play 1 every arm is optimal (equal means)
+    r = run_testbed(["ucb1", "ducb:gamma=0.9"], tb, 5, progress=False)
+    assert (r.curves["optimal_pct"][:, 0] == 100).all()
+    with pytest.raises(ValueError, match="walk_sd must be a finite number > 0"):
+        NonStationaryTestbed(n_tasks=2, walk_sd=0)
+
+
+def test_discounted_and_window_ucb_beat_ucb1_when_the_means_drift():
+    # Sutton & Barto's exercise 2.5 setting, walk s.d. 0.05 to make the drift bite within 3000 plays:
+    # policies that forget old rewards earn more than UCB1, whose early estimates go stale
+    # (measured: pseudo-regret 2436 +- 198 for UCB1, 765 +- 10 and 767 +- 5 for the two below).
+    tb = NonStationaryTestbed(n_tasks=100, n_arms=10, walk_sd=0.05, seed=4)
+    r = run_testbed(["ucb1", "ducb:gamma=0.995", "swucb:window=200"], tb, 3000, progress=False)
+    final = r.curves["pseudo_regret"][:, -1]
+    se = r.curves["pseudo_regret_se"][:, -1]
+    for p in (1, 2):
+        assert final[p] + 4 * math.hypot(se[0], se[p]) < final[0], final
+
+
+def test_recommendation_measures_equal_the_traced_recommendations():
+    # successive rejects on Experiment 3 (4 arms) with budget 200; its recommendation is the last
+    # survivor; recomputed from the trace: the arm played last (the survivor plays the remaining
+    # budget after the phases).  UCB1 recommends its best empirical mean, recomputed from the trace too.
+    tb = bai_testbed(3, n_tasks=40, seed=5)
+    r = run_testbed(["sr", "ucb1"], tb, 200, progress=False, trace=True)
+    means = np.asarray(experiment_means(3))
+    gaps = means.max() - means
+    survivor = r.trace["arms"][0][:, -1]
+    sums = np.zeros((40, 4))
+    counts = np.zeros((40, 4))
+    for a in range(4):
+        chosen = r.trace["arms"][1] == a
+        sums[:, a] = (r.trace["rewards"][1] * chosen).sum(axis=1)
+        counts[:, a] = chosen.sum(axis=1)
+    empirical_best = np.argmax(sums / counts, axis=1)
+    for p, arms in ((0, survivor), (1, empirical_best)):
+        rec = r.recommendation[p]
+        assert rec["p_error"] == pytest.approx(np.mean(arms != 0))
+        assert rec["simple_regret"] == pytest.approx(gaps[arms].mean())
+        assert rec["simple_regret_se"] == pytest.approx(gaps[arms].std(ddof=1) / math.sqrt(40))
+
+
+def test_bai_experiments_of_audibert_bubeck_munos():
+    assert [len(EXPERIMENTS[k]) for k in range(1, 8)] == [20, 20, 4, 6, 15, 20, 30]
+    assert all(EXPERIMENTS[k][0] == 0.5 == max(EXPERIMENTS[k]) for k in range(1, 8))
+    assert EXPERIMENTS[3] == pytest.approx((0.5, 0.5 - 0.37 ** 2, 0.5 - 0.37 ** 3, 0.5 - 0.37 ** 4))
+    assert EXPERIMENTS[5][1:] == pytest.approx([0.5 - 0.025 * i for i in range(2, 16)])
+    # H1 of Experiment 1: 19 arms with gap 0.1 -> 19 / 0.01 = 1900; Experiment 4:
+    # 1/0.08^2 + 2/0.1^2 + 2/0.15^2 = 156.25 + 200 + 88.89 = 445.14 -> budget 500
+    assert hardness(EXPERIMENTS[1]) == pytest.approx(1900) and budget(1) == 1900
+    assert hardness(EXPERIMENTS[4]) == pytest.approx(445.1389, abs=1e-4) and budget(4) == 500
+    with pytest.raises(ValueError, match="experiment must be one of 1..7"):
+        experiment_means(8)
+
+
+def test_successive_rejects_identifies_better_than_uniform_sampling_on_experiment_1():
+    # one good arm (0.5) among 19 at 0.4, budget 1900: SR's error probability is well below that of
+    # round-robin-like allocation (UCB1 with c = 100 explores almost uniformly).
+    r = run_testbed(["sr", "ucb1:c=100"], bai_testbed(1, n_tasks=300, seed=2), budget(1), progress=False)
+    sr, uniform = r.recommendation
+    assert sr["p_error"] + 4 * math.hypot(sr["p_error_se"], uniform["p_error_se"]) < uniform["p_error"]
+
+
+@pytest.mark.parametrize("spec", ["thompson", "thompson:prior=beta", "klucb", "klucb:family=bernoulli,plus=true",
+                                  "bayesucb"])
+def test_a_bernoulli_policy_on_unbounded_rewards_is_refused_in_one_line(spec):
+    with pytest.raises(ValueError, match=r"models rewards in \[0, 1\].*unbounded") as info:
+        run_testbed([spec], GaussianTestbed(n_tasks=2, n_arms=3), 10, progress=False)
+    assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="unbounded"):
+        run_testbed(["ucb1", spec], NonStationaryTestbed(n_tasks=2, n_arms=3), 10, progress=False)
+    # their Gaussian forms, and the Bernoulli forms on a Bernoulli testbed, run
+    run_testbed([spec], BernoulliTestbed(n_tasks=2, n_arms=3), 10, progress=False)
+
+
+def test_command_line_fixed_means_bai_and_refusal(tmp_path, capsys):
+    out = tmp_path / "two"
+    rc = main(["testbed", "--env", "bernoulli", "--means", "0.9,0.8", "--policy", "klucb:plus=true", "--tasks", "20",
+               "--horizon", "50", "--workers", "1", "--out", str(out), "--no-plots", "--no-progress"])
+    assert rc == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["testbed"]["means"] == [[0.9, 0.8]] * 20
+    assert set(manifest["recommendation"]["klucb:plus=true"]) == {"simple_regret", "simple_regret_se", "p_error",
+                                                                    "p_error_se"}
+    capsys.readouterr()
+    rc = main(["testbed", "--bai", "4", "--policy", "sr", "--policy", "seqhalving", "--tasks", "10", "--workers", "1",
+               "--out", str(tmp_path / "bai"), "--no-plots", "--no-progress"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "budget 500" in text and "P(wrong arm)" in text
+    assert read_results(tmp_path / "bai").horizon == 500
+    rc = main(["testbed", "--policy", "thompson", "--tasks", "2", "--horizon", "5", "--out", str(tmp_path / "g")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "models rewards in [0, 1]" in err and len(err.strip().splitlines()) == 1
+    rc = main(["testbed", "--env", "bernoulli", "--means", "0.9,1.5", "--tasks", "2", "--out", str(tmp_path / "m")])
+    assert rc == 2 and "--means of a bernoulli testbed must lie in [0, 1]" in capsys.readouterr().err
+    rc = main(["testbed", "--env", "nonstationary", "--policy", "swucb:window=20", "--tasks", "3", "--horizon", "30",
+               "--workers", "1", "--out", str(tmp_path / "ns"), "--no-plots", "--no-progress"])
+    assert rc == 0 and read_results(tmp_path / "ns").config["testbed"]["walk_sd"] == 0.01
+
+
+def test_recommendation_round_trips_through_the_results_folder(tmp_path):
+    r = run_testbed(["sr", "ucb1"], bai_testbed(4, n_tasks=12), 100, progress=False)
+    write_results(r, tmp_path / "res")
+    back = read_results(tmp_path / "res")
+    assert back.recommendation == r.recommendation
