@@ -36,11 +36,16 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 #: The nine curves of ``banditree figures``, epsilon-greedy, and UCB1 written as a user's plugin
-#: (benchmarks/user_policies.py: the built-in one and a user's should run at the same speed).  The Bernoulli-family variants (klucb
-#: with family=bernoulli, thompson with prior=beta) are meant for rewards in [0, 1] and are far slower
-#: per play (a bisection / two gamma draws per arm): time them with --policy.
+#: (benchmarks/user_policies.py: the built-in one and a user's should run at the same speed), then
+#: the zoo (bandits/zoo; the issue's target: every index policy <= 0.1 us per task-play with 2
+#: workers).  The Bernoulli-family variants (klucb with family=bernoulli, klucb:plus=true,
+#: thompson with prior=beta, bayesucb with prior=beta) are meant for rewards in [0, 1], refused on
+#: this Gaussian testbed, and far slower per play (a Newton solve / two gamma draws / a Beta
+#: quantile per arm): time them with --env bernoulli --policy ....
 POLICIES = ("ucb1", "user_ucb1", "user_ucb1_plain", "iucb", "iucb:episodic=true", "miucb:r=none", "miucb:r=none,episodic=true", "miucb",
             "miucb:episodic=true", "klucb:family=gaussian", "thompson:prior=gaussian", "egreedy:epsilon=0.1")
+ZOO = ("ucb1tuned", "ucbv", "moss", "moss:anytime=true", "klucb:family=gaussian,plus=true", "bayesucb:prior=gaussian",
+       "ducb", "swucb", "softmax:tau=0.1", "gradient", "exp3", "exp3ix", "sr", "seqhalving")
 
 
 def numpy_ucb1_reference(tasks: int, arms: int, horizon: int, seed: int = 0) -> float:
@@ -74,19 +79,23 @@ def main(argv=None) -> int:
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--policy", action="append", default=None, help="policies to time (default: all)")
+    parser.add_argument("--env", choices=("gaussian", "bernoulli"), default="gaussian",
+                        help="the testbed (bernoulli: means ~ U(0, 1), for the [0, 1]-reward policies)")
+    parser.add_argument("--no-zoo", action="store_true", help="skip the zoo's policies")
     parser.add_argument("--no-figures", action="store_true", help="skip timing the full figure run")
     args = parser.parse_args(argv)
 
     import bandits
     from testbeds.runner import run_testbed
-    from testbeds.testbed import GaussianTestbed
+    from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
     bandits.load_plugin(os.path.join(ROOT, "benchmarks", "user_policies.py"))
-    policies = args.policy or list(POLICIES)
-    testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=0)
-    warm = GaussianTestbed(n_tasks=2, n_arms=args.arms, seed=0)
+    policies = args.policy or list(POLICIES) + ([] if args.no_zoo else list(ZOO))
+    Bed = GaussianTestbed if args.env == "gaussian" else BernoulliTestbed
+    testbed = Bed(n_tasks=args.tasks, n_arms=args.arms, seed=0)
+    warm = Bed(n_tasks=2, n_arms=args.arms, seed=0)
     run_testbed(policies, warm, 50, seed=0, progress=False)  # compile (or load the cache)
-    print(f"Gaussian testbed: {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}; "
+    print(f"{args.env.capitalize()} testbed: {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}; "
           f"us per task-play (wall time / (tasks x plays))")
     print(f"{'policy':32s}" + "".join(f"{'workers=' + str(w):>14s}" for w in args.workers)
           + f"{'CPU, 1 worker':>14s}")

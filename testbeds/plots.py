@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 from testbeds.results import TestbedResult  # noqa: E402
 
 __all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
-           "save_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
+           "save_figure", "draw_lower_bound", "regret_over_log_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MAX_POINTS = 2000
@@ -86,14 +86,33 @@ def plot_curves(ax, result: TestbedResult, metric: str, labels: Sequence[str] | 
     return ax
 
 
+def draw_lower_bound(ax, result: TestbedResult, xscale: str = "linear", per_log: bool = False):
+    """The Lai & Robbins bound C ln t (``per_log``: the level C) as a dashed black line, when the
+    testbed has one fixed set of Bernoulli or Gaussian means (testbeds.lower_bound); returns C or None."""
+    from testbeds.lower_bound import constant_for
+
+    c = constant_for(result.config)
+    if c is None:
+        return None
+    x = _plays(result.horizon, xscale) + 1
+    y = np.full(x.shape, c) if per_log else c * np.log(x)
+    ax.plot(x, y, color="black", linestyle="--", linewidth=1.0, label=f"Lai & Robbins C ln t (C = {c:.3g})")
+    return c
+
+
 def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | None = None,
                   names: dict[str, str] | None = None, title: str | None = None,
-                  linestyles: dict[str, str] | None = None):
-    """One metric against plays on a linear (left) and a log (right) x axis, one shared legend."""
+                  linestyles: dict[str, str] | None = None, lower_bound: bool = True):
+    """One metric against plays on a linear (left) and a log (right) x axis, one shared legend.
+
+    lower_bound: on a regret metric of a testbed with fixed means, draw Lai & Robbins' C ln t.
+    """
     _style()
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
     for ax, xscale in zip(axes, ("linear", "log")):
         plot_curves(ax, result, metric, labels, xscale, names, linestyles=linestyles)
+        if lower_bound and metric in ("regret", "pseudo_regret"):
+            draw_lower_bound(ax, result, xscale)
     handles, legend_labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, legend_labels, loc="outside right center", fontsize="small", frameon=False)
     testbed = result.config.get("testbed", {})
@@ -106,6 +125,25 @@ def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | No
 def regret_figure(result: TestbedResult, labels=None, names=None, title=None, linestyles=None):
     """Cumulative regret (optimal mean minus received reward) against plays, linear and log x."""
     return metric_figure(result, "regret", labels, names, title, linestyles)
+
+
+def regret_over_log_figure(result: TestbedResult, labels=None, metric: str = "pseudo_regret", title=None):
+    """Regret / ln t against plays (log x), with Lai & Robbins' level C where the means are fixed:
+    a policy matching the bound flattens onto it (only asymptotically)."""
+    _style()
+    fig, ax = plt.subplots(figsize=(8, 5), constrained_layout=True)
+    idx = _plays(result.horizon, "log")
+    idx = idx[idx >= 1]  # (ln 1 = 0)
+    x = idx + 1
+    for label in list(result.labels if labels is None else labels):
+        ax.plot(x, result.curve(label, metric)[idx] / np.log(x), label=label, linewidth=1.4)
+    draw_lower_bound(ax, result, "log", per_log=True)
+    ax.set_xscale("log")
+    ax.set_xlabel("plays (log scale)")
+    ax.set_ylabel(f"{METRIC_LABELS[metric]} / ln t")
+    ax.legend(fontsize="small")
+    fig.suptitle(title or f"{METRIC_LABELS[metric]} / ln t: {result.n_tasks} tasks")
+    return fig
 
 
 def optimal_action_figure(result: TestbedResult, labels=None, names=None, title=None, linestyles=None):

@@ -160,6 +160,8 @@ class Testbed:
         out.update(self._extra_config())
         if self._given_means:
             out["means"] = self.means.tolist() if self.n_tasks * self.n_arms <= 10_000 else "given (not recorded: too large)"
+            if (self.means == self.means[0]).all():  # one bandit for every task (the KL-UCB paper's scenarios)
+                out["arm_means"] = self.means[0].tolist()
         return out
 
     def _extra_config(self) -> dict:

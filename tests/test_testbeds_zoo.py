@@ -160,3 +160,26 @@ def test_recommendation_round_trips_through_the_results_folder(tmp_path):
     write_results(r, tmp_path / "res")
     back = read_results(tmp_path / "res")
     assert back.recommendation == r.recommendation
+
+
+def test_lai_robbins_constant_by_hand_and_on_the_regret_plot():
+    from testbeds import plots
+    from testbeds.lower_bound import constant_for, lai_robbins_constant
+
+    # two arms 0.9, 0.8: C = 0.1 / kl(0.8, 0.9), kl = 0.8 ln(8/9) + 0.2 ln(2) = -0.094226 + 0.138629 = 0.044403
+    # -> C = 2.25210; Gaussian sigma = 1, means 1, 0.5, 0: C = 2/0.5 + 2/1 = 6
+    assert lai_robbins_constant([0.9, 0.8]) == pytest.approx(0.1 / (0.8 * math.log(8 / 9) + 0.2 * math.log(2)))
+    assert lai_robbins_constant([0.9, 0.8]) == pytest.approx(2.25210, abs=1e-5)
+    assert lai_robbins_constant([1.0, 0.5, 0.0], "gaussian") == pytest.approx(6.0)
+    r = run_testbed(["ucb1"], BernoulliTestbed(n_tasks=5, n_arms=2, means=[0.9, 0.8]), 100, progress=False)
+    assert constant_for(r.config) == pytest.approx(2.25210, abs=1e-5)
+    fig = plots.regret_figure(r)
+    bound = [line for line in fig.axes[0].lines if line.get_label().startswith("Lai & Robbins")]
+    assert len(bound) == 1
+    x, y = bound[0].get_data()
+    np.testing.assert_allclose(y, constant_for(r.config) * np.log(x))
+    fig = plots.regret_over_log_figure(r)
+    assert any(line.get_label().startswith("Lai & Robbins") for line in fig.axes[0].lines)
+    # random means (no single bandit): no bound
+    r = run_testbed(["ucb1"], BernoulliTestbed(n_tasks=5, n_arms=2), 10, progress=False)
+    assert constant_for(r.config) is None
