@@ -72,6 +72,47 @@ def numpy_ucb1_reference(tasks: int, arms: int, horizon: int, seed: int = 0) -> 
     return (time.perf_counter() - start) / (tasks * horizon)
 
 
+#: our spec -> (SMPyBandits class name, constructor keywords): the same policy in SMPyBandits
+SMPY = {"ucb1": ("UCBalpha", {"alpha": 4.0}),   # sqrt(alpha ln t / (2 t_i)) = sqrt(2 ln t / t_i)
+        "ucbv": ("UCBV", {}), "moss": ("MOSS", {}), "klucb": ("klUCB", {}), "klucb:plus=true": ("klUCBPlus", {}),
+        "bayesucb": ("BayesUCB", {}), "thompson": ("Thompson", {}), "exp3": ("Exp3", {"gamma": 0.1}),
+        "softmax:tau=0.1": ("Softmax", {"temperature": 0.1}), "ducb": ("DiscountedUCB", {"gamma": 0.99}),
+        "swucb": ("SWUCB", {"tau": 1000})}
+
+
+def smpybandits_costs(arms: int, steps: int = 2000) -> dict[str, float]:
+    """Microseconds per decision (choice + getReward) of SMPyBandits' policies on one K-armed
+    Bernoulli bandit, where SMPyBandits is importable ({} otherwise).  Its numba path and C
+    extension may not load on a current stack (numba.decorators is gone): then this is its pure
+    Python, as a user gets it from PyPI.  scipy >= 1.14 lacks its btdtri (= betaincinv): aliased."""
+    try:
+        import scipy.special
+
+        if not hasattr(scipy.special, "btdtri"):
+            scipy.special.btdtri = scipy.special.betaincinv
+        import SMPyBandits.Policies as smpy
+    except Exception:  # noqa: BLE001 - optional and old: any import failure means "not here"
+        return {}
+    out = {}
+    gen = np.random.default_rng(0)
+    means = gen.random(arms)
+    for spec, (name, kwargs) in SMPY.items():
+        cls = getattr(smpy, name, None)
+        if cls is None:
+            continue
+        try:
+            policy = cls(arms, **kwargs)
+        except TypeError:
+            policy = cls(arms, horizon=10_000, **kwargs)
+        policy.startGame()
+        start = time.perf_counter()
+        for _ in range(steps):
+            arm = policy.choice()
+            policy.getReward(arm, float(gen.random() < means[arm]))
+        out[spec] = (time.perf_counter() - start) / steps * 1e6
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=2000)
@@ -82,6 +123,8 @@ def main(argv=None) -> int:
     parser.add_argument("--env", choices=("gaussian", "bernoulli"), default="gaussian",
                         help="the testbed (bernoulli: means ~ U(0, 1), for the [0, 1]-reward policies)")
     parser.add_argument("--no-zoo", action="store_true", help="skip the zoo's policies")
+    parser.add_argument("--smpybandits", action="store_true",
+                        help="also time SMPyBandits' implementations (if importable) and print the ratios")
     parser.add_argument("--no-figures", action="store_true", help="skip timing the full figure run")
     args = parser.parse_args(argv)
 
@@ -102,6 +145,7 @@ def main(argv=None) -> int:
     size = args.tasks * args.horizon
     reference = numpy_ucb1_reference(args.tasks, args.arms, min(args.horizon, 1000)) * 1e6
     print(f"{'(yardstick: numpy-vectorised UCB1)':32s}{reference:14.4f}   (the issue quotes 0.29 here)")
+    ours: dict[str, list[float]] = {}
     context = multiprocessing.get_context("spawn")
     pools = {w: concurrent.futures.ProcessPoolExecutor(max_workers=w, mp_context=context)
              for w in args.workers if w > 1}
@@ -118,11 +162,23 @@ def main(argv=None) -> int:
                 cells.append((time.perf_counter() - start) / size * 1e6)
                 if workers == 1:
                     cpu = (time.process_time() - start_cpu) / size * 1e6
+            ours[spec] = cells
             print(f"{spec:32s}" + "".join(f"{c:14.4f}" for c in cells) + f"{cpu:14.4f}"
                   + f"   ({' / '.join(f'{c / reference:.2f}' for c in cells)} x yardstick)", flush=True)
     finally:
         for pool in pools.values():
             pool.shutdown()
+
+    if args.smpybandits:
+        theirs = smpybandits_costs(args.arms)
+        if not theirs:
+            print("SMPyBandits is not importable here: no side-by-side figures")
+        print(f"SMPyBandits, us per decision on one {args.arms}-armed Bernoulli bandit (its own Python loop), "
+              f"and how many times our per-task-play cost (workers={args.workers[-1]}) that is:")
+        for spec, cost in theirs.items():
+            mine = ours.get(spec)
+            ratio = f"{cost / mine[-1]:10.0f} x" if mine else "   (not timed here: add --policy, --env bernoulli)"
+            print(f"  {spec:30s} {cost:10.2f} us {ratio}")
 
     if not args.no_figures:
         workers = max(args.workers)
