@@ -183,3 +183,31 @@ def test_lai_robbins_constant_by_hand_and_on_the_regret_plot():
     # random means (no single bandit): no bound
     r = run_testbed(["ucb1"], BernoulliTestbed(n_tasks=5, n_arms=2), 10, progress=False)
     assert constant_for(r.config) is None
+
+
+def test_plot_command_merges_folders_with_labels_fixed_colours_and_coinciding_curves(tmp_path, capsys):
+    from testbeds import plots
+
+    common = ["--env", "bernoulli", "--means", "0.9,0.8", "--tasks", "8", "--horizon", "60", "--workers", "1",
+              "--no-plots", "--no-progress"]
+    assert main(["testbed", "--policy", "UCB=ucb1", "--policy", "klucb", *common, "--out", str(tmp_path / "a")]) == 0
+    assert main(["testbed", "--policy", "ucb1", "--policy", "ducb:gamma=1,xi=0.5", *common,
+                 "--out", str(tmp_path / "b")]) == 0
+    a = read_results(tmp_path / "a")
+    assert a.labels == ["UCB", "klucb"] and a.specs[0] == "ucb1:c=1.4142135623730951"
+    capsys.readouterr()
+    rc = main(["plot", str(tmp_path / "a"), str(tmp_path / "b"), "--label", "KL-UCB=klucb", "--metric", "regret",
+               "--metric", "optimal_pct", "--smooth", "5", "--out", str(tmp_path / "fig")])
+    assert rc == 0 and (tmp_path / "fig" / "regret.png").exists() and (tmp_path / "fig" / "optimal_pct.pdf").exists()
+    merged = plots.merge_results([a, read_results(tmp_path / "b")], ["a", "b"])
+    assert merged.labels == ["UCB", "klucb", "ucb1", "ducb:gamma=1,xi=0.5"]
+    # ducb with gamma = 1, xi = 0.5 is UCB1 (2 b sqrt(xi ln n / N) = sqrt(2 ln t / t_i)), and UCB and
+    # ucb1 are the same policy on the same tasks: their curves coincide and the legend says so
+    same = plots.coinciding(merged, "regret")
+    assert same == {"ucb1": "UCB", "ducb:gamma=1,xi=0.5": "UCB"}
+    fig = plots.replot_figure(merged, "regret", {"klucb": "KL-UCB"})
+    legend = [line.get_label() for line in fig.axes[0].lines]
+    assert "ucb1 (= UCB)" in legend and "KL-UCB" in legend
+    assert [line.get_color() for line in fig.axes[0].lines if line.get_label() == "UCB"] == [plots.color_for("UCB")]
+    assert main(["plot", str(tmp_path / "a"), "--label", "nope"]) == 2
+    assert "--label must be NAME=LABEL" in capsys.readouterr().err

@@ -39,8 +39,8 @@ def register(sub) -> None:
     p.add_argument("--arms", type=int, default=60, help="arms per task, K (default %(default)s)")
     p.add_argument("--horizon", type=int, default=None, help="plays per task (default 10000, or the --bai budget)")
     p.add_argument("--seed", type=int, default=0, help="seed of the testbed and of the policies (default %(default)s)")
-    p.add_argument("--policy", action="append", default=None, metavar="SPEC",
-                   help="a policy spec; repeat for several (default: ucb1)")
+    p.add_argument("--policy", action="append", default=None, metavar="[LABEL=]SPEC",
+                   help="a policy spec, optionally named (UCB=ucb1); repeat for several (default: ucb1)")
     p.add_argument("--mean-sd", type=float, default=1.0, help="gaussian: s.d. of the arm means (default 1)")
     p.add_argument("--reward-sd", type=float, default=1.0, help="gaussian: s.d. of the rewards (default 1)")
     p.add_argument("--workers", type=int, default=cpus(), help="worker processes (default: all cores, %(default)s)")
@@ -80,9 +80,9 @@ def run(args) -> int:
         raise FileExistsError(f"{folder} already holds results ({', '.join(existing)}); choose another --out "
                               f"or pass --overwrite")
     check_writable(folder)  # before the long run, not after it
-    policies = args.policy or ["ucb1"]
+    policies, labels = split_labels(args.policy or ["ucb1"])
     result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, labels=labels)
     write_results(result, folder, overwrite=args.overwrite,
                   extra={"command": "banditree testbed", "workers": args.workers})
     if not args.no_plots:
@@ -104,6 +104,21 @@ def run(args) -> int:
                   f"simple regret {rec['simple_regret']:.5f}")
     print(f"results in {folder}")
     return 0
+
+
+def split_labels(items):
+    """(specs, labels) from --policy items "SPEC" or "LABEL=SPEC" (a LABEL has no ':' and comes
+    before the first '='; "ucb1:c=2" is a spec)."""
+    specs, labels = [], []
+    for item in items:
+        head, eq, tail = item.partition("=")
+        if eq and ":" not in head and tail.strip():
+            labels.append(head.strip())
+            specs.append(tail.strip())
+        else:
+            labels.append(item)
+            specs.append(item)
+    return specs, labels
 
 
 def _means(args):
