@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import os
 from typing import Any, Sequence
 
 import numba as nb
@@ -256,21 +257,30 @@ def _finish(acc: np.ndarray, n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def _run_jobs(pool, jobs, job_args, absorb, bar, window, chunk_tasks, n, horizon):
-    """Submit the jobs to ``pool``, absorbing results strictly in job order (at most ``window`` pending)."""
+def _run_jobs(pool, jobs, job_args, absorb, bar, window, chunk_tasks, n, horizon, saved=lambda p, start: None):
+    """Submit the jobs to ``pool``, absorbing results strictly in job order (at most ``window`` pending),
+    ``absorb(p, start, outcome)``; a job whose outcome ``saved(p, start)`` returns (a checkpoint) is not
+    submitted."""
     pending: list = []
     for index, (p, start) in enumerate(jobs):
-        pending.append((p, start, pool.submit(_chunk_job, *job_args(p, start))))
+        outcome = saved(p, start)
+        if outcome is None:
+            future = pool.submit(_chunk_job, *job_args(p, start))
+        else:
+            future = concurrent.futures.Future()
+            future.set_result(outcome)
+        pending.append((p, start, future))
         while len(pending) > window or (index == len(jobs) - 1 and pending):
             q, q_start, future = pending.pop(0)
-            absorb(q, future.result())
+            absorb(q, q_start, future.result())
             bar.update(min(chunk_tasks, n - q_start) * horizon)
 
 
 def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Testbed, horizon: int,
                 seed: int = 0, workers: int = 1, progress: bool = True, labels: Sequence[str] | None = None,
                 chunk_tasks: int = CHUNK_TASKS, trace: bool = False,
-                executor: concurrent.futures.Executor | None = None) -> TestbedResult:
+                executor: concurrent.futures.Executor | None = None,
+                checkpoint: "str | os.PathLike | None" = None) -> TestbedResult:
     """Run every policy on every task of ``testbed`` for ``horizon`` plays; curves averaged over tasks.
 
     Parameters
@@ -290,6 +300,10 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         reused for many runs, whose start-up then is paid once); ``workers`` is ignored then.
     trace : also return every chosen arm and reward, ``result.trace = {"arms", "rewards"}`` of shape
         (P, n_tasks, horizon) (small runs only: P x n_tasks x horizon <= MAX_TRACE).
+    checkpoint : a folder: every finished chunk is saved there at once and a chunk already saved by
+        the same run is loaded instead of computed (:mod:`testbeds.checkpoints`), so an interrupted
+        run resumes to bit-identical numbers; the chunk files are removed when the run completes.
+        Not with ``trace``.
 
     Returns
     -------
@@ -313,6 +327,8 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
     bound, labels = _prepare_policies(policies, labels, horizon)
     _check_reward_model(bound, testbed)
     n = testbed.n_tasks
+    if trace and checkpoint is not None:
+        raise ValueError("checkpoint and trace=True cannot be combined (traces are not checkpointed)")
     if trace and len(bound) * n * horizon > MAX_TRACE:
         raise ValueError(f"trace=True needs policies x tasks x horizon <= {MAX_TRACE}, got "
                          f"{len(bound) * n * horizon}")
@@ -331,6 +347,22 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
     diagnostics: list[dict[str, float]] = [{} for _ in bound]
     traces = [[] for _ in bound]
     rec_sums = np.zeros((len(bound), 3))
+
+    from testbeds.checkpoints import ChunkStore
+
+    store = None if checkpoint is None else ChunkStore(checkpoint, testbed, horizon, seed, chunk_tasks)
+    loaded: set = set()
+
+    def saved(p, start):
+        outcome = None if store is None else store.load(bound[p], start)
+        if outcome is not None:
+            loaded.add((p, start))
+        return outcome
+
+    def absorb_job(p, start, outcome):
+        if store is not None and (p, start) not in loaded:
+            store.save(bound[p], start, outcome)  # (before it counts: Ctrl-C keeps every absorbed chunk)
+        absorb(p, outcome)
 
     def absorb(p, outcome):
         acc, diag, tr, rec = outcome
@@ -357,14 +389,19 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
               desc="testbed", smoothing=0.1) as bar:
         if executor is None and (workers == 1 or run_here_instead("run_testbed", workers)):
             for p, start in jobs:
-                absorb(p, _chunk_job(*job_args(p, start)))
+                outcome = saved(p, start)
+                absorb_job(p, start, _chunk_job(*job_args(p, start)) if outcome is None else outcome)
                 bar.update(min(chunk_tasks, n - start) * horizon)
-        elif executor is not None:
-            _run_jobs(executor, jobs, job_args, absorb, bar, 2 * max(workers, 2), chunk_tasks, n, horizon)
         else:
-            context = multiprocessing.get_context("spawn")
-            with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                _run_jobs(pool, jobs, job_args, absorb, bar, 2 * workers, chunk_tasks, n, horizon)
+            if executor is not None:
+                _run_jobs(executor, jobs, job_args, absorb_job, bar, 2 * max(workers, 2), chunk_tasks, n, horizon,
+                          saved)
+            else:
+                context = multiprocessing.get_context("spawn")
+                with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                    _run_jobs(pool, jobs, job_args, absorb_job, bar, 2 * workers, chunk_tasks, n, horizon, saved)
+    if store is not None:
+        store.clear(bound, starts)
 
     config = {
         "testbed": testbed.config(),

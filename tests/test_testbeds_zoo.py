@@ -211,3 +211,70 @@ def test_plot_command_merges_folders_with_labels_fixed_colours_and_coinciding_cu
     assert [line.get_color() for line in fig.axes[0].lines if line.get_label() == "UCB"] == [plots.color_for("UCB")]
     assert main(["plot", str(tmp_path / "a"), "--label", "nope"]) == 2
     assert "--label must be NAME=LABEL" in capsys.readouterr().err
+
+
+def test_a_checkpointed_run_resumes_to_identical_numbers(tmp_path):
+    tb = BernoulliTestbed(n_tasks=30, n_arms=3, seed=4)
+    specs = ["ucb1", "sr", "gradient"]
+    plain = run_testbed(specs, tb, 200, seed=2, progress=False, chunk_tasks=7)
+    folder = tmp_path / "chunks"
+
+    class Stop(Exception):
+        pass
+
+    # interrupted after 5 of the 15 chunks (the store's save is where a Ctrl-C would land)
+    from testbeds import checkpoints
+
+    real_save, calls = checkpoints.ChunkStore.save, []
+
+    def save_then_stop(self, policy, start, outcome):
+        real_save(self, policy, start, outcome)
+        calls.append(start)
+        if len(calls) == 5:
+            raise Stop
+
+    checkpoints.ChunkStore.save = save_then_stop
+    try:
+        with pytest.raises(Stop):
+            run_testbed(specs, tb, 200, seed=2, progress=False, chunk_tasks=7, checkpoint=folder)
+    finally:
+        checkpoints.ChunkStore.save = real_save
+    assert len(list(folder.glob("*.npz"))) == 5
+    resumed = run_testbed(specs, tb, 200, seed=2, progress=False, chunk_tasks=7, checkpoint=folder, workers=2)
+    for name in plain.curves:
+        np.testing.assert_array_equal(resumed.curves[name], plain.curves[name])
+    assert resumed.recommendation == plain.recommendation and resumed.diagnostics == plain.diagnostics
+    assert not folder.exists()  # the chunk files go once the run is complete
+    with pytest.raises(ValueError, match="checkpoint and trace"):
+        run_testbed(specs, tb, 10, progress=False, trace=True, checkpoint=folder)
+
+
+def test_a_killed_testbed_command_resumes_to_identical_numbers(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    args = ["testbed", "--env", "bernoulli", "--tasks", "600", "--arms", "10", "--horizon", "4000", "--policy", "ucb1",
+            "--policy", "ucb1tuned", "--workers", "1", "--no-plots", "--no-progress"]
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "testbeds.cli", *args, "--out", str(out)], cwd=root,
+                            env={**os.environ, "PYTHONPATH": root}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list((out / "checkpoints").glob("*.npz"))) < 3 and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before it could be interrupted (a very fast machine)")
+    assert proc.returncode == 130 and b"finished work is saved" in err
+    kept = len(list((out / "checkpoints").glob("*.npz")))
+    assert 3 <= kept < 24 and not (out / "curves.npz").exists()
+    assert main([*args, "--out", str(out)]) == 0          # the same command: resumes
+    assert main([*args, "--out", str(tmp_path / "whole")]) == 0   # uninterrupted
+    a, b = read_results(out), read_results(tmp_path / "whole")
+    for name in a.curves:
+        np.testing.assert_array_equal(a.curves[name], b.curves[name])
+    assert not (out / "checkpoints").exists()

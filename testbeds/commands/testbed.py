@@ -17,7 +17,8 @@ Fixed means: --env bernoulli --means 0.1,0.05,0.05,0.05,0.02,0.02,0.02,0.01,0.01
 scenario); drifting means: --env nonstationary (Sutton & Barto, exercise 2.5); best-arm identification:
 --bai 1..7 (Audibert, Bubeck & Munos 2010; the horizon defaults to the experiment's budget), which prints the
 simple regret and the probability of recommending a wrong arm (also in manifest.json for every run).
-Same --seed gives identical numbers for any --workers.
+Same --seed gives identical numbers for any --workers.  Finished chunks of tasks are saved in
+--out/checkpoints as the run goes: after Ctrl-C (or a crash) the same command resumes to the identical result.
 """
 
 
@@ -82,7 +83,7 @@ def run(args) -> int:
     check_writable(folder)  # before the long run, not after it
     policies, labels = split_labels(args.policy or ["ucb1"])
     result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
-                         progress=not args.no_progress, labels=labels)
+                         progress=not args.no_progress, labels=labels, checkpoint=folder / "checkpoints")
     write_results(result, folder, overwrite=args.overwrite,
                   extra={"command": "banditree testbed", "workers": args.workers})
     if not args.no_plots:
