@@ -19,7 +19,7 @@ import importlib
 import sys
 
 #: Sub-command modules, in the order ``banditree --help`` lists them.
-COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "plot")
+COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "plot", "sweep")
 
 
 class _Parser(argparse.ArgumentParser):

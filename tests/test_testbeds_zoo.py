@@ -278,3 +278,52 @@ def test_a_killed_testbed_command_resumes_to_identical_numbers(tmp_path):
     for name in a.curves:
         np.testing.assert_array_equal(a.curves[name], b.curves[name])
     assert not (out / "checkpoints").exists()
+
+
+def test_sweep_cells_equal_direct_runs_and_a_killed_sweep_resumes(tmp_path, monkeypatch):
+    from testbeds import runner, sweep
+
+    tb = BernoulliTestbed(n_tasks=20, n_arms=4, seed=3)
+    values, horizons = ["0.2", "1", "2"], [50, 120]
+    whole = sweep.run_sweep("ucb1", tb, horizons, "c", values, seed=1, out=tmp_path / "whole")
+    assert [(r["value"], r["horizon"]) for r in whole] == [(v, h) for v in values for h in horizons]
+    direct = run_testbed(["ucb1:c=2"], tb, 120, seed=1, progress=False)
+    assert whole[-1]["regret"] == direct.curves["regret"][0, -1]
+    assert whole[-1]["regret_se"] == direct.curves["regret_se"][0, -1]
+    assert whole[-1]["p_error"] == direct.recommendation[0]["p_error"]
+    # killed after 4 of the 6 cells (the 5th run raises), with a half-written line left behind
+    real, calls = runner.run_testbed, []
+
+    def dies_on_fifth(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_testbed", dies_on_fifth)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_sweep("ucb1", tb, horizons, "c", values, seed=1, out=tmp_path / "killed")
+    with open(tmp_path / "killed" / "cells.jsonl", "a") as f:
+        f.write('{"spec": "ucb1:c=2", "hor')
+    assert len(sweep.read_cells(tmp_path / "killed")) == 4
+    calls.clear()
+    monkeypatch.setattr(runner, "run_testbed", lambda *a, **k: (calls.append(a[0]), real(*a, **k))[1])
+    resumed = sweep.run_sweep("ucb1", tb, horizons, "c", values, seed=1, out=tmp_path / "killed")
+    assert len(calls) == 2 and resumed == whole  # only the two missing cells ran; identical numbers
+    with pytest.raises(ValueError, match="another configuration"):
+        sweep.run_sweep("ucb1", tb, [50], "c", ["0.2"], seed=2, out=tmp_path / "killed")
+    with pytest.raises(ValueError, match="c must be >= 0"):
+        sweep.run_sweep("ucb1", tb, [50], "c", ["-1"], out=tmp_path / "bad")
+
+
+def test_sweep_command_writes_the_figure(tmp_path, capsys):
+    rc = main(["sweep", "--policy", "moss:anytime=true", "--horizon", "40,80", "--env", "bernoulli", "--means",
+               "0.9,0.8", "--tasks", "10", "--workers", "1", "--out", str(tmp_path / "s")])
+    assert rc == 0 and (tmp_path / "s" / "sweep.png").exists()
+    rc = main(["sweep", "--policy", "ucbv", "--param", "c=0.5,1", "--horizon", "40", "--env", "bernoulli",
+               "--tasks", "10", "--arms", "3", "--workers", "1", "--out", str(tmp_path / "p")])
+    text = capsys.readouterr().out
+    assert rc == 0 and "ucbv:c=0.5" in text and "ucbv:c=1" in text
+    assert main(["sweep", "--policy", "ucb1", "--param", "c", "--out", str(tmp_path / "q")]) == 2
+    assert main(["sweep", "--policy", "ucb1", "--scheduler", "nowhere", "--out", str(tmp_path / "r")]) == 2
+    assert "--scheduler must be an address" in capsys.readouterr().err
