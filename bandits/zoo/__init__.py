@@ -20,14 +20,5 @@ One module per policy (formula, shapes and reference in its docstring); spec nam
 Every policy with a horizon (a known T or a budget) takes ``horizon=`` and, left unset, is bound
 to a testbed's horizon or a search's iteration budget, as ``iucb`` is.
 """
-import importlib
-
-#: the zoo's modules, imported (so registered) in this order
-MODULES = ("ucb1tuned", "ucbv", "moss", "bayesucb", "softmax", "gradient", "exp3", "exp3ix", "ducb", "swucb",
-           "successive_rejects", "sequential_halving")
-for _name in MODULES:
-    try:
-        importlib.import_module(f"bandits.zoo.{_name}")
-    except ModuleNotFoundError as exc:  # (while the zoo is being written)
-        if exc.name != f"bandits.zoo.{_name}":
-            raise
+from bandits.zoo import (bayesucb, ducb, exp3, exp3ix, gradient, moss, sequential_halving,  # noqa: F401
+                         softmax, successive_rejects, swucb, ucb1tuned, ucbv)
