@@ -5,7 +5,9 @@ which arm does each pull next?  The same compiled row kernels serve a bandit tes
 at every play) and a search tree (one node's children at every step); see :mod:`bandits.kernels`.
 
 Policies: :class:`UCB1`, :class:`ImprovedUCB`, :class:`ModifiedImprovedUCB`, :class:`KLUCB`,
-:class:`ThompsonSampling`, :class:`EpsilonGreedy`; :func:`make_policy` builds one from a spec string
+:class:`ThompsonSampling`, :class:`EpsilonGreedy`, and the zoo (:mod:`bandits.zoo`: UCB1-Tuned,
+UCB-V, MOSS, KL-UCB+, Bayes-UCB, softmax, gradient bandit, Exp3, Exp3-IX, discounted and
+sliding-window UCB, successive rejects, sequential halving); :func:`make_policy` builds one from a spec string
 such as ``"miucb:r=none,episodic=true"``.  A user's own policy registers the way these do
 (:mod:`bandits.registry`): :func:`index_policy` (one function of an arm's statistics),
 :func:`stateful_policy` (its own kernels) or :func:`register_policy` (a Policy subclass); then its
@@ -25,6 +27,8 @@ from bandits.puct import PUCT
 from bandits.rng import Stream, make_stream
 from bandits.spec import POLICIES, make_policy, parse_spec, policy_names
 from bandits.stats import COUNT, FIRST, ISQRT, MEAN, NSTAT, NVIEW, PRIOR, SUM, SUMSQ, new_stats
+# the zoo: more policies, each registered through the public interface above (bandits/zoo)
+from bandits import zoo  # noqa: E402
 
 __all__ = [
     "Policy", "BanditBatch", "UCB1", "ImprovedUCB", "ModifiedImprovedUCB", "KLUCB",

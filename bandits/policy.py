@@ -263,3 +263,21 @@ class Policy:
     def diagnostics(self, batch: BanditBatch) -> dict[str, np.ndarray]:
         """Policy-specific counters per bandit (empty for most policies)."""
         return {}
+
+    def recommend(self, batch: BanditBatch) -> np.ndarray:
+        """The arm each bandit would recommend as the best now: (B,) int64 (best-arm identification).
+
+        Default: the valid arm with the highest empirical mean among the tried ones (the lowest index
+        on ties; arm statistics only, so any policy has one).  A fixed-budget best-arm policy
+        (successive rejects, sequential halving) returns its surviving arm instead.
+        """
+        tried = (batch.stats[:, COUNT, :] > 0) & batch.valid
+        score = np.where(tried, batch.stats[:, MEAN, :], -np.inf)
+        score = np.where(tried.any(axis=1, keepdims=True), score, np.where(batch.valid, 0.0, -np.inf))
+        return np.argmax(score, axis=1).astype(np.int64)
+
+    @property
+    def bounded_rewards(self) -> bool:
+        """True when the policy's model needs rewards in [0, 1] (a Beta posterior, a Bernoulli KL):
+        a testbed with unbounded (Gaussian) rewards refuses it."""
+        return False

@@ -90,3 +90,8 @@ class ThompsonSampling(Policy):
 
     def _pack(self):
         return [float(PRIORS.index(self.prior)), self.sigma]
+
+    @property
+    def bounded_rewards(self) -> bool:
+        """The Beta posterior is for rewards in [0, 1]."""
+        return self.prior == "beta"

@@ -36,11 +36,16 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 #: The nine curves of ``banditree figures``, epsilon-greedy, and UCB1 written as a user's plugin
-#: (benchmarks/user_policies.py: the built-in one and a user's should run at the same speed).  The Bernoulli-family variants (klucb
-#: with family=bernoulli, thompson with prior=beta) are meant for rewards in [0, 1] and are far slower
-#: per play (a bisection / two gamma draws per arm): time them with --policy.
+#: (benchmarks/user_policies.py: the built-in one and a user's should run at the same speed), then
+#: the zoo (bandits/zoo; the issue's target: every index policy <= 0.1 us per task-play with 2
+#: workers).  The Bernoulli-family variants (klucb with family=bernoulli, klucb:plus=true,
+#: thompson with prior=beta, bayesucb with prior=beta) are meant for rewards in [0, 1], refused on
+#: this Gaussian testbed, and far slower per play (a Newton solve / two gamma draws / a Beta
+#: quantile per arm): time them with --env bernoulli --policy ....
 POLICIES = ("ucb1", "user_ucb1", "user_ucb1_plain", "iucb", "iucb:episodic=true", "miucb:r=none", "miucb:r=none,episodic=true", "miucb",
             "miucb:episodic=true", "klucb:family=gaussian", "thompson:prior=gaussian", "egreedy:epsilon=0.1")
+ZOO = ("ucb1tuned", "ucbv", "moss", "moss:anytime=true", "klucb:family=gaussian,plus=true", "bayesucb:prior=gaussian",
+       "ducb", "swucb", "softmax:tau=0.1", "gradient", "exp3", "exp3ix", "sr", "seqhalving")
 
 
 def numpy_ucb1_reference(tasks: int, arms: int, horizon: int, seed: int = 0) -> float:
@@ -67,6 +72,47 @@ def numpy_ucb1_reference(tasks: int, arms: int, horizon: int, seed: int = 0) -> 
     return (time.perf_counter() - start) / (tasks * horizon)
 
 
+#: our spec -> (SMPyBandits class name, constructor keywords): the same policy in SMPyBandits
+SMPY = {"ucb1": ("UCBalpha", {"alpha": 4.0}),   # sqrt(alpha ln t / (2 t_i)) = sqrt(2 ln t / t_i)
+        "ucbv": ("UCBV", {}), "moss": ("MOSS", {}), "klucb": ("klUCB", {}), "klucb:plus=true": ("klUCBPlus", {}),
+        "bayesucb": ("BayesUCB", {}), "thompson": ("Thompson", {}), "exp3": ("Exp3", {"gamma": 0.1}),
+        "softmax:tau=0.1": ("Softmax", {"temperature": 0.1}), "ducb": ("DiscountedUCB", {"gamma": 0.99}),
+        "swucb": ("SWUCB", {"tau": 1000})}
+
+
+def smpybandits_costs(arms: int, steps: int = 2000) -> dict[str, float]:
+    """Microseconds per decision (choice + getReward) of SMPyBandits' policies on one K-armed
+    Bernoulli bandit, where SMPyBandits is importable ({} otherwise).  Its numba path and C
+    extension may not load on a current stack (numba.decorators is gone): then this is its pure
+    Python, as a user gets it from PyPI.  scipy >= 1.14 lacks its btdtri (= betaincinv): aliased."""
+    try:
+        import scipy.special
+
+        if not hasattr(scipy.special, "btdtri"):
+            scipy.special.btdtri = scipy.special.betaincinv
+        import SMPyBandits.Policies as smpy
+    except Exception:  # noqa: BLE001 - optional and old: any import failure means "not here"
+        return {}
+    out = {}
+    gen = np.random.default_rng(0)
+    means = gen.random(arms)
+    for spec, (name, kwargs) in SMPY.items():
+        cls = getattr(smpy, name, None)
+        if cls is None:
+            continue
+        try:
+            policy = cls(arms, **kwargs)
+        except TypeError:
+            policy = cls(arms, horizon=10_000, **kwargs)
+        policy.startGame()
+        start = time.perf_counter()
+        for _ in range(steps):
+            arm = policy.choice()
+            policy.getReward(arm, float(gen.random() < means[arm]))
+        out[spec] = (time.perf_counter() - start) / steps * 1e6
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", type=int, default=2000)
@@ -74,25 +120,32 @@ def main(argv=None) -> int:
     parser.add_argument("--horizon", type=int, default=10_000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--policy", action="append", default=None, help="policies to time (default: all)")
+    parser.add_argument("--env", choices=("gaussian", "bernoulli"), default="gaussian",
+                        help="the testbed (bernoulli: means ~ U(0, 1), for the [0, 1]-reward policies)")
+    parser.add_argument("--no-zoo", action="store_true", help="skip the zoo's policies")
+    parser.add_argument("--smpybandits", action="store_true",
+                        help="also time SMPyBandits' implementations (if importable) and print the ratios")
     parser.add_argument("--no-figures", action="store_true", help="skip timing the full figure run")
     args = parser.parse_args(argv)
 
     import bandits
     from testbeds.runner import run_testbed
-    from testbeds.testbed import GaussianTestbed
+    from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
     bandits.load_plugin(os.path.join(ROOT, "benchmarks", "user_policies.py"))
-    policies = args.policy or list(POLICIES)
-    testbed = GaussianTestbed(n_tasks=args.tasks, n_arms=args.arms, seed=0)
-    warm = GaussianTestbed(n_tasks=2, n_arms=args.arms, seed=0)
+    policies = args.policy or list(POLICIES) + ([] if args.no_zoo else list(ZOO))
+    Bed = GaussianTestbed if args.env == "gaussian" else BernoulliTestbed
+    testbed = Bed(n_tasks=args.tasks, n_arms=args.arms, seed=0)
+    warm = Bed(n_tasks=2, n_arms=args.arms, seed=0)
     run_testbed(policies, warm, 50, seed=0, progress=False)  # compile (or load the cache)
-    print(f"Gaussian testbed: {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}; "
+    print(f"{args.env.capitalize()} testbed: {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}; "
           f"us per task-play (wall time / (tasks x plays))")
     print(f"{'policy':32s}" + "".join(f"{'workers=' + str(w):>14s}" for w in args.workers)
           + f"{'CPU, 1 worker':>14s}")
     size = args.tasks * args.horizon
     reference = numpy_ucb1_reference(args.tasks, args.arms, min(args.horizon, 1000)) * 1e6
     print(f"{'(yardstick: numpy-vectorised UCB1)':32s}{reference:14.4f}   (the issue quotes 0.29 here)")
+    ours: dict[str, list[float]] = {}
     context = multiprocessing.get_context("spawn")
     pools = {w: concurrent.futures.ProcessPoolExecutor(max_workers=w, mp_context=context)
              for w in args.workers if w > 1}
@@ -109,11 +162,23 @@ def main(argv=None) -> int:
                 cells.append((time.perf_counter() - start) / size * 1e6)
                 if workers == 1:
                     cpu = (time.process_time() - start_cpu) / size * 1e6
+            ours[spec] = cells
             print(f"{spec:32s}" + "".join(f"{c:14.4f}" for c in cells) + f"{cpu:14.4f}"
                   + f"   ({' / '.join(f'{c / reference:.2f}' for c in cells)} x yardstick)", flush=True)
     finally:
         for pool in pools.values():
             pool.shutdown()
+
+    if args.smpybandits:
+        theirs = smpybandits_costs(args.arms)
+        if not theirs:
+            print("SMPyBandits is not importable here: no side-by-side figures")
+        print(f"SMPyBandits, us per decision on one {args.arms}-armed Bernoulli bandit (its own Python loop), "
+              f"and how many times our per-task-play cost (workers={args.workers[-1]}) that is:")
+        for spec, cost in theirs.items():
+            mine = ours.get(spec)
+            ratio = f"{cost / mine[-1]:10.0f} x" if mine else "   (not timed here: add --policy, --env bernoulli)"
+            print(f"  {spec:30s} {cost:10.2f} us {ratio}")
 
     if not args.no_figures:
         workers = max(args.workers)

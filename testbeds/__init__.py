@@ -2,7 +2,8 @@
 
     run_testbed(policies, testbed, horizon, seed=0, workers=1, ...) -> TestbedResult
     GaussianTestbed(n_tasks, n_arms, mean_sd=1, reward_sd=1, seed=0), BernoulliTestbed(n_tasks, n_arms, seed=0),
-    Testbed (their base), make_testbed(env, n_tasks, n_arms, seed=0, ...)
+    NonStationaryTestbed(n_tasks, n_arms=10, walk_sd=0.01, ...), bai_testbed(experiment, n_tasks) (the
+    best-arm experiments of Audibert, Bubeck & Munos 2010), Testbed (their base), make_testbed(env, ...)
     TestbedResult, write_results(result, folder), read_results(folder), METRICS
 
 The names are loaded on first use (PEP 562), so ``import testbeds`` (and the command line's start)
@@ -24,6 +25,8 @@ _LAZY = {
     "Testbed": "testbeds.testbed",
     "GaussianTestbed": "testbeds.testbed",
     "BernoulliTestbed": "testbeds.testbed",
+    "NonStationaryTestbed": "testbeds.testbed",
+    "bai_testbed": "testbeds.bai",
     "make_testbed": "testbeds.testbed",
     "TestbedResult": "testbeds.results",
     "write_results": "testbeds.results",

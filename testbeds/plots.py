@@ -23,7 +23,8 @@ import numpy as np  # noqa: E402
 from testbeds.results import TestbedResult  # noqa: E402
 
 __all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
-           "save_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
+           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "color_for",
+           "coinciding", "replot_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MAX_POINTS = 2000
@@ -86,14 +87,33 @@ def plot_curves(ax, result: TestbedResult, metric: str, labels: Sequence[str] | 
     return ax
 
 
+def draw_lower_bound(ax, result: TestbedResult, xscale: str = "linear", per_log: bool = False):
+    """The Lai & Robbins bound C ln t (``per_log``: the level C) as a dashed black line, when the
+    testbed has one fixed set of Bernoulli or Gaussian means (testbeds.lower_bound); returns C or None."""
+    from testbeds.lower_bound import constant_for
+
+    c = constant_for(result.config)
+    if c is None:
+        return None
+    x = _plays(result.horizon, xscale) + 1
+    y = np.full(x.shape, c) if per_log else c * np.log(x)
+    ax.plot(x, y, color="black", linestyle="--", linewidth=1.0, label=f"Lai & Robbins C ln t (C = {c:.3g})")
+    return c
+
+
 def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | None = None,
                   names: dict[str, str] | None = None, title: str | None = None,
-                  linestyles: dict[str, str] | None = None):
-    """One metric against plays on a linear (left) and a log (right) x axis, one shared legend."""
+                  linestyles: dict[str, str] | None = None, lower_bound: bool = True):
+    """One metric against plays on a linear (left) and a log (right) x axis, one shared legend.
+
+    lower_bound: on a regret metric of a testbed with fixed means, draw Lai & Robbins' C ln t.
+    """
     _style()
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
     for ax, xscale in zip(axes, ("linear", "log")):
         plot_curves(ax, result, metric, labels, xscale, names, linestyles=linestyles)
+        if lower_bound and metric in ("regret", "pseudo_regret"):
+            draw_lower_bound(ax, result, xscale)
     handles, legend_labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, legend_labels, loc="outside right center", fontsize="small", frameon=False)
     testbed = result.config.get("testbed", {})
@@ -106,6 +126,25 @@ def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | No
 def regret_figure(result: TestbedResult, labels=None, names=None, title=None, linestyles=None):
     """Cumulative regret (optimal mean minus received reward) against plays, linear and log x."""
     return metric_figure(result, "regret", labels, names, title, linestyles)
+
+
+def regret_over_log_figure(result: TestbedResult, labels=None, metric: str = "pseudo_regret", title=None):
+    """Regret / ln t against plays (log x), with Lai & Robbins' level C where the means are fixed:
+    a policy matching the bound flattens onto it (only asymptotically)."""
+    _style()
+    fig, ax = plt.subplots(figsize=(8, 5), constrained_layout=True)
+    idx = _plays(result.horizon, "log")
+    idx = idx[idx >= 1]  # (ln 1 = 0)
+    x = idx + 1
+    for label in list(result.labels if labels is None else labels):
+        ax.plot(x, result.curve(label, metric)[idx] / np.log(x), label=label, linewidth=1.4)
+    draw_lower_bound(ax, result, "log", per_log=True)
+    ax.set_xscale("log")
+    ax.set_xlabel("plays (log scale)")
+    ax.set_ylabel(f"{METRIC_LABELS[metric]} / ln t")
+    ax.legend(fontsize="small")
+    fig.suptitle(title or f"{METRIC_LABELS[metric]} / ln t: {result.n_tasks} tasks")
+    return fig
 
 
 def optimal_action_figure(result: TestbedResult, labels=None, names=None, title=None, linestyles=None):
@@ -139,3 +178,105 @@ def save_figure(fig, folder: "str | os.PathLike", stem: str, formats: Sequence[s
         fig.savefig(path, dpi=150 if fmt == "png" else None)
         paths.append(path)
     return paths
+
+
+# -- re-plotting saved results (banditree plot) ------------------------------------------------------
+
+_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+            "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+            "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
+
+
+def color_for(name: str) -> str:
+    """A colour fixed by a policy's name (a hash into a 20-colour palette): the same policy has the
+    same colour in every figure, whatever else is drawn with it."""
+    import hashlib
+
+    return _PALETTE[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_PALETTE)]
+
+
+def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | None = None) -> TestbedResult:
+    """One result holding the policies of several (same horizon); a label met twice is prefixed
+    with its folder name (``prefixes``)."""
+    import dataclasses
+
+    from testbeds.results import METRICS
+
+    if not results:
+        raise ValueError("give at least one results folder")
+    horizons = {r.horizon for r in results}
+    if len(horizons) > 1:
+        raise ValueError(f"results with different horizons cannot share a figure: {sorted(horizons)}")
+    seen: dict[str, int] = {}
+    for r in results:
+        for label in r.labels:
+            seen[label] = seen.get(label, 0) + 1
+    labels, specs, rows, recs, diags = [], [], {m: [] for m in METRICS}, [], []
+    for k, r in enumerate(results):
+        for p, label in enumerate(r.labels):
+            name = label if seen[label] == 1 or prefixes is None else f"{prefixes[k]}/{label}"
+            labels.append(name)
+            specs.append(r.specs[p])
+            for m in METRICS:
+                rows[m].append(r.curves[m][p])
+            recs.append(r.recommendation[p] if p < len(r.recommendation) else {})
+            diags.append(r.diagnostics[p] if p < len(r.diagnostics) else {})
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"labels repeat after merging: {sorted({x for x in labels if labels.count(x) > 1})}")
+    first = results[0]
+    return dataclasses.replace(first, labels=labels, specs=specs, curves={m: np.array(v) for m, v in rows.items()},
+                               recommendation=recs, diagnostics=diags,
+                               n_tasks=min(r.n_tasks for r in results), trace=None)
+
+
+def coinciding(result: TestbedResult, metric: str) -> dict[str, str]:
+    """label -> the earlier label whose curve of ``metric`` it equals exactly (common random numbers
+    make equal policies give equal curves)."""
+    out: dict[str, str] = {}
+    for j, label in enumerate(result.labels):
+        for i in range(j):
+            if result.labels[i] not in out and np.array_equal(result.curves[metric][i], result.curves[metric][j]):
+                out[label] = result.labels[i]
+                break
+    return out
+
+
+def replot_figure(result: TestbedResult, metric: str, names: dict[str, str] | None = None, smooth: int = 1,
+                  loglog: bool = False, title: str | None = None):
+    """``metric`` against plays for saved results: colours fixed by name, a curve equal to an earlier
+    one drawn dashed and named "(= other)" in the legend, optional moving-average smoothing over
+    ``smooth`` plays (for % optimal action), log-log axes, the Lai & Robbins bound on regret."""
+    if metric not in METRIC_LABELS:
+        raise ValueError(f"metric must be one of {', '.join(METRIC_LABELS)}; got {metric!r}")
+    if isinstance(smooth, bool) or not isinstance(smooth, int) or smooth < 1:
+        raise ValueError(f"smooth must be an integer >= 1, got {smooth!r}")
+    _style()
+    fig, ax = plt.subplots(figsize=(9, 5.5), constrained_layout=True)
+    same = coinciding(result, metric)
+    names = names or {}
+    xscale = "log" if loglog else "linear"
+    idx = _plays(result.horizon, xscale)
+    x = idx + 1
+    for label in result.labels:
+        y = result.curve(label, metric)
+        if smooth > 1:
+            kernel = np.ones(smooth) / smooth
+            y = np.convolve(np.concatenate([np.full(smooth - 1, y[0]), y]), kernel, mode="valid")
+        shown = names.get(label, label)
+        if label in same:
+            shown += f" (= {names.get(same[label], same[label])})"
+        color = color_for(names.get(label, label))
+        ax.plot(x, y[idx], label=shown, color=color, linewidth=1.4, linestyle="--" if label in same else "-")
+        se = result.curve(label, metric + "_se")[idx]
+        if smooth == 1 and np.isfinite(se).any():
+            ax.fill_between(x, y[idx] - Z95 * se, y[idx] + Z95 * se, color=color, alpha=0.15, linewidth=0)
+    if metric in ("regret", "pseudo_regret"):
+        draw_lower_bound(ax, result, xscale)
+    ax.set_xscale(xscale)
+    if loglog:
+        ax.set_yscale("log")
+    ax.set_xlabel("plays" + (" (log scale)" if loglog else ""))
+    ax.set_ylabel(METRIC_LABELS[metric] + (f" (moving average over {smooth} plays)" if smooth > 1 else ""))
+    ax.legend(fontsize="small")
+    fig.suptitle(title or f"{METRIC_LABELS[metric]}: {result.n_tasks} tasks, 95% bands")
+    return fig

@@ -6,7 +6,9 @@
     summary.csv    one row per policy and checkpoint play (1, 2, 5, 10, 20, 50, ... and the last),
                    columns exactly SUMMARY_COLUMNS.
     manifest.json  the full configuration (testbed, horizon, seed, policies), number of tasks,
-                   per-policy diagnostics, package versions.
+                   per-policy diagnostics, the best-arm-identification measures of each policy's
+                   recommended arm at the horizon (simple regret, probability of a wrong arm),
+                   package versions.
 
 An existing results folder is never overwritten silently: writing into a folder that already holds
 any of these files raises FileExistsError unless ``overwrite=True``.  The folder is written as a
@@ -45,6 +47,9 @@ class TestbedResult:
     diagnostics   : per policy, policy-specific counters summed over tasks
     config        : the run's configuration (testbed, horizon, seed, policies, chunk_tasks)
     trace         : optional {"arms", "rewards"} (P, n_tasks, H) from ``run_testbed(trace=True)``
+    recommendation: per policy, the arm recommended at the horizon (best-arm identification):
+                    simple_regret (mean gap of the recommended arm), p_error (share of tasks whose
+                    recommended arm is suboptimal), and their standard errors
     """
 
     __test__ = False  # not a pytest test class
@@ -57,6 +62,7 @@ class TestbedResult:
     config: dict[str, Any]
     manifest: dict[str, Any] = dataclasses.field(default_factory=dict)
     trace: dict[str, np.ndarray] | None = None
+    recommendation: list[dict[str, float]] = dataclasses.field(default_factory=list)
 
     @property
     def horizon(self) -> int:
@@ -179,6 +185,7 @@ def write_results_into(result: TestbedResult, folder: "str | os.PathLike",
         "labels": result.labels,
         "specs": result.specs,
         "diagnostics": {label: diag for label, diag in zip(result.labels, result.diagnostics)},
+        "recommendation": {label: rec for label, rec in zip(result.labels, result.recommendation)},
         "versions": _versions(),
         "files": list(RESULT_FILES),
     }
@@ -205,5 +212,8 @@ def read_results(folder: "str | os.PathLike") -> TestbedResult:
         curves = {name: np.array(data[name]) for name in METRICS}
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     diagnostics = [dict(manifest.get("diagnostics", {}).get(label, {})) for label in labels]
+    saved = manifest.get("recommendation", {})
+    recommendation = [{k: (math.nan if v is None else v) for k, v in saved.get(label, {}).items()} for label in labels]
     return TestbedResult(labels=labels, specs=specs, n_tasks=int(manifest["n_tasks"]), curves=curves,
-                         diagnostics=diagnostics, config=manifest.get("config", {}), manifest=manifest)
+                         diagnostics=diagnostics, config=manifest.get("config", {}), manifest=manifest,
+                         recommendation=recommendation)

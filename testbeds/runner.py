@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import os
 from typing import Any, Sequence
 
 import numba as nb
@@ -35,11 +36,11 @@ from bandits.static import static_init, static_record, static_select
 from bandits.policy import BanditBatch
 from bandits.compiling import track
 from bandits.registry import policy_key
-from bandits.rng import counter_key, stream_state
+from bandits.rng import counter_key, keyed_normal, stream_state
 from bandits.stats import COUNT
 from testbeds._spawn import run_here_instead
 from testbeds.results import METRICS, TestbedResult
-from testbeds.testbed import Testbed, draw_reward
+from testbeds.testbed import WALK_DRAW, Testbed, draw_reward
 
 __all__ = ["run_testbed", "chunk_runner", "compile_runner", "CHUNK_TASKS", "MAX_TRACE"]
 
@@ -54,7 +55,7 @@ NACC = 8  # one spare column keeps a play's row at 64 bytes (one cache line)
 
 
 @nb.njit(cache=True, inline="always")
-def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd,
+def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd,
                 seed, task0, horizon, acc, trace_arms, trace_rewards):
     """Run one policy on tasks task0 .. task0 + C - 1 for ``horizon`` plays each; add into ``acc``.
 
@@ -64,11 +65,17 @@ def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed,
     arm_state (C, A, K), stats (C, NSTAT, K): fresh policy state and statistics.  means (C, K):
     arm means of these tasks.  acc (horizon, NACC): per-play sums over tasks (added to).
     trace_arms / trace_rewards: (C, horizon) arrays to record every play, or (0, 0) for none.
+    walk_sd > 0: a non-stationary testbed (testbeds.testbed.NonStationaryTestbed): after every
+    play each mean takes a N(0, walk_sd^2) step (common random numbers: the step of arm a after
+    play h is walk_sd * counter_normal(env_seed, task, WALK_DRAW + a, h)); the gaps, the regret
+    and the optimal action are against the current best arm, and ``means`` ends at the last means.
     """
     n_tasks, n_arms = means.shape
     valid = np.ones(n_arms, dtype=np.bool_)
     work = np.empty(n_arms)
     keys = np.empty(n_arms, dtype=np.uint64)  # counter_key(env_seed, task, a): hashed once per task
+    walk_keys = np.empty(n_arms, dtype=np.uint64)
+    drifting = walk_sd > 0.0
     tracing = trace_arms.shape[0] > 0
     for c in range(n_tasks):
         task = task0 + c
@@ -78,6 +85,7 @@ def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed,
             best = max(best, mu[a])
         for a in range(n_arms):
             keys[a] = counter_key(env_seed, task, a)
+            walk_keys[a] = counter_key(env_seed, task, WALK_DRAW + a)
         rng = stream_state(seed, task, 1)
         st, s_row, a_row = stats[c], state[c], arm_state[c]
         static_init(key, params, s_row, a_row, valid)
@@ -103,6 +111,11 @@ def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed,
             if tracing:
                 trace_arms[c, h] = arm
                 trace_rewards[c, h] = x
+            if drifting:  # every mean takes its random-walk step; the best arm may change
+                best = -np.inf
+                for a in range(n_arms):
+                    mu[a] += walk_sd * keyed_normal(walk_keys[a], h)
+                    best = max(best, mu[a])
 
 
 def _fresh(policy: Policy, n: int, k: int):
@@ -115,9 +128,9 @@ def _make_chunk_runner(key: str, cache: bool):
     # cached on disk per policy key (numba keys closures by their constants); numpy's error model,
     # which index policies are compiled with (bandits.index: a division by zero gives inf or nan)
     @nb.njit(cache=cache, error_model="numpy")
-    def run_chunk(params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed, task0,
+    def run_chunk(params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed, task0,
                   horizon, acc, trace_arms, trace_rewards):
-        _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, seed,
+        _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed,
                     task0, horizon, acc, trace_arms, trace_rewards)
     return track(run_chunk) if cache else run_chunk
 
@@ -140,13 +153,14 @@ def compile_runner(policy: Policy, n_arms: int) -> None:
     runner = chunk_runner(policy)
     state, arm_state, stats = _fresh(policy, 0, n_arms)
     with notice(f"the testbed loop for policy {policy.name!r}"):
-        runner(policy.params, state, arm_state, stats, np.zeros((0, n_arms)), 0, 0, 1.0, 0, 0, 1,
+        runner(policy.params, state, arm_state, stats, np.zeros((0, n_arms)), 0, 0, 1.0, 0.0, 0, 0, 1,
                     np.zeros((1, NACC)), np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0)))
 
 
 def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, reward_sd: float,
-               seed: int, task0: int, horizon: int, trace: bool):
-    """One unit of work (runs in a worker process): accumulator, summed diagnostics, trace."""
+               walk_sd: float, seed: int, task0: int, horizon: int, trace: bool):
+    """One unit of work (runs in a worker process): accumulator, summed diagnostics, trace, and
+    the sums over tasks of the recommendation's simple regret, its square and the wrong ones."""
     n, k = means.shape
     state, arm_state, stats = _fresh(policy, n, k)
     acc = np.zeros((horizon, NACC))
@@ -156,11 +170,15 @@ def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, 
     else:
         t_arms, t_rewards = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))
     chunk_runner(policy)(policy.params, state, arm_state, stats, means, env_code, env_seed,
-                         reward_sd, seed, task0, horizon, acc, t_arms, t_rewards)
+                         reward_sd, walk_sd, seed, task0, horizon, acc, t_arms, t_rewards)
     batch = BanditBatch(stats=stats, valid=np.ones((n, k), dtype=np.bool_),
                         t=np.full(n, horizon, dtype=np.int64), state=state, arm_state=arm_state)
     diagnostics = {key: float(np.sum(value)) for key, value in policy.diagnostics(batch).items()}
-    return acc, diagnostics, ((t_arms, t_rewards) if trace else None)
+    # best-arm identification: the arm each task recommends at the end, against the (last) means
+    chosen = policy.recommend(batch)
+    simple = means.max(axis=1) - means[np.arange(n), chosen]
+    rec = np.array([simple.sum(), (simple * simple).sum(), float(np.count_nonzero(simple > 0.0))])
+    return acc, diagnostics, ((t_arms, t_rewards) if trace else None), rec
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -202,6 +220,31 @@ def _prepare_policies(policies, labels, horizon):
     return bound, labels
 
 
+def _check_reward_model(policies, testbed) -> None:
+    """ValueError (one line) for a policy built for rewards in [0, 1] on a testbed whose rewards are
+    unbounded: a Beta posterior or a Bernoulli KL fed Gaussian rewards runs, silently, another policy."""
+    if getattr(testbed, "bounded_rewards", True):
+        return
+    for policy in policies:
+        if getattr(policy, "bounded_rewards", False):
+            raise ValueError(
+                f"policy {policy.spec!r} models rewards in [0, 1] (a Beta posterior or a Bernoulli KL), but the "
+                f"{testbed.env} testbed's rewards are unbounded; use its Gaussian form (klucb:family=gaussian, "
+                "thompson:prior=gaussian, bayesucb:prior=gaussian) or a Bernoulli testbed (--env bernoulli)")
+
+
+def _recommendation(sums: np.ndarray, n: int) -> dict[str, float]:
+    """Mean simple regret of the recommended arms and the probability of a wrong one (a suboptimal
+    arm), with standard errors, from their sums over n tasks."""
+    mean = sums[0] / n
+    p = sums[2] / n
+    if n < 2:
+        return {"simple_regret": mean, "simple_regret_se": float("nan"), "p_error": p, "p_error_se": float("nan")}
+    var = max(sums[1] - n * mean * mean, 0.0) / (n - 1)
+    return {"simple_regret": float(mean), "simple_regret_se": float(np.sqrt(var / n)), "p_error": float(p),
+            "p_error_se": float(np.sqrt(p * (1.0 - p) / (n - 1)))}
+
+
 def _finish(acc: np.ndarray, n: int) -> dict[str, np.ndarray]:
     """Means over n tasks and their standard errors from per-play sums (acc: (H, NACC))."""
 
@@ -221,21 +264,30 @@ def _finish(acc: np.ndarray, n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def _run_jobs(pool, jobs, job_args, absorb, bar, window, chunk_tasks, n, horizon):
-    """Submit the jobs to ``pool``, absorbing results strictly in job order (at most ``window`` pending)."""
+def _run_jobs(pool, jobs, job_args, absorb, bar, window, chunk_tasks, n, horizon, saved=lambda p, start: None):
+    """Submit the jobs to ``pool``, absorbing results strictly in job order (at most ``window`` pending),
+    ``absorb(p, start, outcome)``; a job whose outcome ``saved(p, start)`` returns (a checkpoint) is not
+    submitted."""
     pending: list = []
     for index, (p, start) in enumerate(jobs):
-        pending.append((p, start, pool.submit(_chunk_job, *job_args(p, start))))
+        outcome = saved(p, start)
+        if outcome is None:
+            future = pool.submit(_chunk_job, *job_args(p, start))
+        else:
+            future = concurrent.futures.Future()
+            future.set_result(outcome)
+        pending.append((p, start, future))
         while len(pending) > window or (index == len(jobs) - 1 and pending):
             q, q_start, future = pending.pop(0)
-            absorb(q, future.result())
+            absorb(q, q_start, future.result())
             bar.update(min(chunk_tasks, n - q_start) * horizon)
 
 
 def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Testbed, horizon: int,
                 seed: int = 0, workers: int = 1, progress: bool = True, labels: Sequence[str] | None = None,
                 chunk_tasks: int = CHUNK_TASKS, trace: bool = False,
-                executor: concurrent.futures.Executor | None = None) -> TestbedResult:
+                executor: concurrent.futures.Executor | None = None,
+                checkpoint: "str | os.PathLike | None" = None) -> TestbedResult:
     """Run every policy on every task of ``testbed`` for ``horizon`` plays; curves averaged over tasks.
 
     Parameters
@@ -255,21 +307,35 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         reused for many runs, whose start-up then is paid once); ``workers`` is ignored then.
     trace : also return every chosen arm and reward, ``result.trace = {"arms", "rewards"}`` of shape
         (P, n_tasks, horizon) (small runs only: P x n_tasks x horizon <= MAX_TRACE).
+    checkpoint : a folder: every finished chunk is saved there at once and a chunk already saved by
+        the same run is loaded instead of computed (:mod:`testbeds.checkpoints`), so an interrupted
+        run resumes to bit-identical numbers; the chunk files are removed when the run completes.
+        Not with ``trace``.
 
     Returns
     -------
     TestbedResult with curves (P, horizon) for each metric of ``testbeds.results.METRICS`` and its
     standard error, per-policy diagnostics summed over tasks (e.g. improved UCB's fallback plays),
-    and the full configuration.
+    the best-arm-identification measures of the arm each policy recommends at the horizon
+    (``Policy.recommend``: ``result.recommendation[p]`` = simple regret, probability of a wrong
+    arm, with standard errors), and the full configuration.
+
+    A policy built for rewards in [0, 1] (``Policy.bounded_rewards``: thompson:prior=beta,
+    klucb:family=bernoulli, bayesucb:prior=beta) on a testbed with unbounded rewards is a
+    ValueError, before anything runs.
     """
     if not isinstance(testbed, Testbed):
-        raise ValueError(f"testbed must be a GaussianTestbed or BernoulliTestbed, got {type(testbed).__name__}")
+        raise ValueError(f"testbed must be a GaussianTestbed or BernoulliTestbed (any testbeds.Testbed, e.g. "
+                         f"NonStationaryTestbed), got {type(testbed).__name__}")
     horizon = _check_int("horizon", horizon, 1)
     seed = _check_int("seed", seed, 0)
     workers = _check_int("workers", workers, 1)
     chunk_tasks = _check_int("chunk_tasks", chunk_tasks, 1)
     bound, labels = _prepare_policies(policies, labels, horizon)
+    _check_reward_model(bound, testbed)
     n = testbed.n_tasks
+    if trace and checkpoint is not None:
+        raise ValueError("checkpoint and trace=True cannot be combined (traces are not checkpointed)")
     if trace and len(bound) * n * horizon > MAX_TRACE:
         raise ValueError(f"trace=True needs policies x tasks x horizon <= {MAX_TRACE}, got "
                          f"{len(bound) * n * horizon}")
@@ -280,16 +346,34 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
     def job_args(p, start):
         stop = min(start + chunk_tasks, n)
         return (bound[p], np.array(testbed.means[start:stop]), testbed.env_code, testbed.seed,  # (a writable copy)
-                testbed.reward_sd, seed, start, horizon, trace)
+                testbed.reward_sd, float(getattr(testbed, "walk_sd", 0.0)), seed, start, horizon, trace)
 
     curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
     totals: dict[int, np.ndarray] = {}  # per-play sums of the policies still running
     absorbed = [0] * len(bound)
     diagnostics: list[dict[str, float]] = [{} for _ in bound]
     traces = [[] for _ in bound]
+    rec_sums = np.zeros((len(bound), 3))
+
+    from testbeds.checkpoints import ChunkStore
+
+    store = None if checkpoint is None else ChunkStore(checkpoint, testbed, horizon, seed, chunk_tasks)
+    loaded: set = set()
+
+    def saved(p, start):
+        outcome = None if store is None else store.load(bound[p], start)
+        if outcome is not None:
+            loaded.add((p, start))
+        return outcome
+
+    def absorb_job(p, start, outcome):
+        if store is not None and (p, start) not in loaded:
+            store.save(bound[p], start, outcome)  # (before it counts: Ctrl-C keeps every absorbed chunk)
+        absorb(p, outcome)
 
     def absorb(p, outcome):
-        acc, diag, tr = outcome
+        acc, diag, tr, rec = outcome
+        rec_sums[p] += rec  # (chunk order, like the curves)
         if p in totals:
             totals[p] += acc  # chunk order: jobs are absorbed in the order they were listed
         else:
@@ -312,14 +396,19 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
               desc="testbed", smoothing=0.1) as bar:
         if executor is None and (workers == 1 or run_here_instead("run_testbed", workers)):
             for p, start in jobs:
-                absorb(p, _chunk_job(*job_args(p, start)))
+                outcome = saved(p, start)
+                absorb_job(p, start, _chunk_job(*job_args(p, start)) if outcome is None else outcome)
                 bar.update(min(chunk_tasks, n - start) * horizon)
-        elif executor is not None:
-            _run_jobs(executor, jobs, job_args, absorb, bar, 2 * max(workers, 2), chunk_tasks, n, horizon)
         else:
-            context = multiprocessing.get_context("spawn")
-            with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                _run_jobs(pool, jobs, job_args, absorb, bar, 2 * workers, chunk_tasks, n, horizon)
+            if executor is not None:
+                _run_jobs(executor, jobs, job_args, absorb_job, bar, 2 * max(workers, 2), chunk_tasks, n, horizon,
+                          saved)
+            else:
+                context = multiprocessing.get_context("spawn")
+                with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                    _run_jobs(pool, jobs, job_args, absorb_job, bar, 2 * workers, chunk_tasks, n, horizon, saved)
+    if store is not None:
+        store.clear(bound, starts)
 
     config = {
         "testbed": testbed.config(),
@@ -329,7 +418,8 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         "policies": [{"label": label, "spec": policy.spec} for label, policy in zip(labels, bound)],
     }
     result = TestbedResult(labels=labels, specs=[p.spec for p in bound], n_tasks=n, curves=curves,
-                           diagnostics=diagnostics, config=config)
+                           diagnostics=diagnostics, config=config,
+                           recommendation=[_recommendation(row, n) for row in rec_sums])
     if trace:
         result.trace = {
             "arms": np.stack([np.concatenate([t[0] for t in traces[p]]) for p in range(len(bound))]),

@@ -15,6 +15,10 @@ returns the same reward whichever policy makes it, and policy comparisons are pa
   with K = 60): ``m[i, a] ~ N(0, mean_sd^2)``, ``X = m[i, a] + reward_sd * Z``, Z ~ N(0, 1).
 * :class:`BernoulliTestbed`: ``m[i, a] ~ U(0, 1)``, ``X = 1 if U < m[i, a] else 0``, U ~ U(0, 1)
   (the uniform prior on Bernoulli means, as in Chapelle & Li, 2011, and Kaufmann et al., 2012).
+* :class:`NonStationaryTestbed` (Sutton & Barto, 2018, exercise 2.5): all means start equal and
+  after every play each takes an independent N(0, walk_sd^2) random-walk step (walk_sd = 0.01),
+  ``X = m[i, a](t) + reward_sd * Z``; regret, gaps and optimal action are against the current best
+  arm.  The step of arm a after play h is ``walk_sd * counter_normal(seed, i, WALK_DRAW + a, h)``.
 
 Both accept explicit ``means`` instead (shape (K,) shared by all tasks, or (n_tasks, K)), e.g. a
 two-armed Bernoulli bandit with a known gap.  The compiled runner (:mod:`testbeds.runner`) reads
@@ -31,11 +35,13 @@ import numpy as np
 
 from bandits.rng import counter_key, counter_normal, counter_uniform, keyed_normal, keyed_uniform
 
-__all__ = ["GaussianTestbed", "BernoulliTestbed", "Testbed", "make_testbed", "draw_reward",
-           "ENVIRONMENTS", "GAUSSIAN", "BERNOULLI", "MEAN_DRAW"]
+__all__ = ["GaussianTestbed", "BernoulliTestbed", "NonStationaryTestbed", "Testbed", "make_testbed",
+           "draw_reward", "ENVIRONMENTS", "GAUSSIAN", "BERNOULLI", "MEAN_DRAW", "WALK_DRAW"]
 
 GAUSSIAN, BERNOULLI = 0, 1
 MEAN_DRAW = 2**62
+#: arm index offset of the random-walk draws of the non-stationary testbed (no testbed has 2**40 arms)
+WALK_DRAW = 2**40
 
 
 @nb.njit(cache=True, inline="always")
@@ -89,6 +95,10 @@ class Testbed:
     env: str = ""
     env_code: int = -1
     reward_sd: float = 0.0
+    #: s.d. of the means' random-walk step after every play (0: fixed means)
+    walk_sd: float = 0.0
+    #: rewards in [0, 1] (a policy built for them, e.g. thompson:prior=beta, is refused otherwise)
+    bounded_rewards: bool = False
 
     def __init__(self, n_tasks: int, n_arms: int, seed: int, means: Any = None):
         self.n_tasks = _check_int("n_tasks", n_tasks, 1)
@@ -150,6 +160,8 @@ class Testbed:
         out.update(self._extra_config())
         if self._given_means:
             out["means"] = self.means.tolist() if self.n_tasks * self.n_arms <= 10_000 else "given (not recorded: too large)"
+            if (self.means == self.means[0]).all():  # one bandit for every task (the KL-UCB paper's scenarios)
+                out["arm_means"] = self.means[0].tolist()
         return out
 
     def _extra_config(self) -> dict:
@@ -203,6 +215,7 @@ class BernoulliTestbed(Testbed):
 
     env = "bernoulli"
     env_code = BERNOULLI
+    bounded_rewards = True
 
     def __init__(self, n_tasks: int, n_arms: int, seed: int = 0, means: Any = None):
         super().__init__(n_tasks, n_arms, seed, means)
@@ -215,11 +228,52 @@ class BernoulliTestbed(Testbed):
             raise ValueError(f"Bernoulli means must lie in [0, 1], got {grid.min():g}..{grid.max():g}")
 
 
-ENVIRONMENTS = {"gaussian": GaussianTestbed, "bernoulli": BernoulliTestbed}
+class NonStationaryTestbed(Testbed):
+    """Sutton & Barto's non-stationary testbed (2018, exercise 2.5): equal means that drift.
+
+    m[i, a](0) = start for every arm; after every play each mean adds walk_sd * N(0, 1)
+    (independent across arms, tasks and plays; common random numbers, so every policy meets the
+    same walk); rewards ~ N(m[i, a](t), reward_sd^2).  The runner measures regret against the best
+    current mean.  ``means`` holds the starting means.
+
+    Parameters
+    ----------
+    n_tasks, n_arms : int >= 1 (the book: 10 arms, 10 000 steps)
+    walk_sd : float > 0, default 0.01
+    reward_sd : float > 0, default 1
+    start : float, default 0 (the common starting mean)
+    seed : int >= 0, default 0
+    """
+
+    env = "nonstationary"
+    env_code = GAUSSIAN
+
+    def __init__(self, n_tasks: int, n_arms: int = 10, walk_sd: float = 0.01, reward_sd: float = 1.0,
+                 start: float = 0.0, seed: int = 0):
+        self.walk_sd = _check_positive("walk_sd", walk_sd)
+        self.reward_sd = _check_positive("reward_sd", reward_sd)
+        if isinstance(start, bool) or not isinstance(start, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(start):
+            raise ValueError(f"start must be a finite number, got {start!r}")
+        self.start = float(start)
+        super().__init__(n_tasks, n_arms, seed, None)
+
+    def _draw_means(self) -> np.ndarray:
+        return np.full((self.n_tasks, self.n_arms), self.start)
+
+    def _extra_config(self) -> dict:
+        return {"walk_sd": self.walk_sd, "reward_sd": self.reward_sd, "start": self.start}
+
+    def reward(self, task: int, arm: int, j: int) -> float:
+        raise ValueError("a non-stationary testbed's reward depends on the play, not only on the pull: "
+                         "run it with run_testbed(..., trace=True)")
+
+
+ENVIRONMENTS = {"gaussian": GaussianTestbed, "bernoulli": BernoulliTestbed, "nonstationary": NonStationaryTestbed}
 
 
 def make_testbed(env: str, n_tasks: int, n_arms: int, seed: int = 0, **options: Any) -> Testbed:
-    """The testbed called ``env`` ("gaussian" or "bernoulli") with the given sizes and options."""
+    """The testbed called ``env`` ("gaussian", "bernoulli" or "nonstationary") with the given sizes and options."""
     if env not in ENVIRONMENTS:
         raise ValueError(f"env must be one of {', '.join(ENVIRONMENTS)}; got {env!r}")
     return ENVIRONMENTS[env](n_tasks=n_tasks, n_arms=n_arms, seed=seed, **options)

@@ -147,6 +147,14 @@ def check_means(tasks: int, arms: int) -> None:
                          f"got {tasks} x {arms} = {tasks * arms}")
 
 
+def check_counts(args, names: "tuple[str, ...]") -> None:
+    """ValueError naming the flag when one of the integer options ``names`` is below 1."""
+    for name in names:
+        value = getattr(args, name)
+        if value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= 1, got {value}")
+
+
 def check_writable(folder: "str | os.PathLike", flag: str = "--out", create: bool = True) -> Path:
     """Create ``folder`` (and its parents) if needed and check that a file can be written in it,
     *before* any computing, so that a finished run is never lost to an unwritable output folder.

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 
+from testbeds.commands._common import Int, Number, ranged
+
 GAMES = ("go", "nogo", "connect4", "tictactoe")
 
 
@@ -23,16 +25,21 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("analyze", help="search one position and write heatmaps, a tree view and exports",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=GAMES, help="go, nogo, connect4 or tictactoe")
-    p.add_argument("--size", type=int, default=None, help="board size for go/nogo (default 9; an SGF sets its own)")
-    p.add_argument("--komi", type=float, default=None, help="komi for go (default 7.5; an SGF sets its own)")
+    p.add_argument("--size", type=Int(5, 19), default=None,
+                   help=ranged(Int(5, 19), "9; an SGF sets its own", "board size for go/nogo"))
+    p.add_argument("--komi", type=Number(-361, 361), default=None,
+                   help=ranged(Number(-361, 361), "7.5; an SGF sets its own", "komi for go"))
     p.add_argument("--sgf", default=None, metavar="FILE", help="start from this SGF record (go, nogo)")
-    p.add_argument("--move", type=int, default=None, metavar="N", help="with --sgf: the position after N moves")
+    p.add_argument("--move", type=Int(0, 100_000), default=None, metavar="N",
+                   help=ranged(Int(0, 100_000), "the last", "with --sgf: the position after N moves"))
     p.add_argument("--moves", default=None, help='moves played from the start, e.g. "D4 E5 pass" or "3 3 2"')
     p.add_argument("--player", default="ucb1", help="MCTS player spec (default ucb1), e.g. miucb:episodic=true,rave=true")
-    p.add_argument("--playouts", type=int, default=1000, help="search iterations (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
-    p.add_argument("--depth", type=int, default=3, help="plies of the tree view and exports (default 3)")
-    p.add_argument("--width", type=int, default=4, help="children per node in the tree view and exports (default 4)")
+    p.add_argument("--playouts", type=Int(1, 1_000_000_000), default=1000,
+                   help=ranged(Int(1, 1_000_000_000), 1000, "search iterations"))
+    p.add_argument("--seed", type=Int(0, 2**63 - 1), default=0, help=ranged(Int(0, 2**63 - 1), 0, "search seed"))
+    p.add_argument("--depth", type=Int(1, 50), default=3, help=ranged(Int(1, 50), 3, "plies of the tree view and exports"))
+    p.add_argument("--width", type=Int(1, 400), default=4,
+                   help=ranged(Int(1, 400), 4, "children per node in the tree view and exports"))
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an earlier analysis in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

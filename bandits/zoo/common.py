@@ -1,0 +1,129 @@
+"""Small compiled helpers the zoo's stateful policies share (written with the public bandits.rng).
+
+    best_of(work, valid, rng)      argmax of work over the valid arms, exact ties uniformly at random
+    draw_from(work, valid, total, rng)   an arm drawn with probability work[i] / total (valid arms)
+    count_valid(valid)             number of valid arms
+
+The rule every library policy follows, "an untried arm first, ties at random", is written by a
+policy as +inf scores for its untried arms before :func:`best_of`.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from bandits.rng import randint, uniform
+
+
+@nb.njit(cache=True)
+def best_of(work, valid, rng):
+    """Index of the largest work[i] among valid arms (NaN counts as -inf), exact ties at random;
+    uniformly random among the valid arms when all of them score -inf."""
+    best = -np.inf
+    for i in range(work.shape[0]):
+        if not valid[i] or work[i] != work[i]:
+            work[i] = -np.inf
+        elif work[i] > best:
+            best = work[i]
+    if best == -np.inf:
+        for i in range(work.shape[0]):
+            work[i] = 0.0 if valid[i] else -np.inf
+        best = 0.0
+    ties = 0
+    for i in range(work.shape[0]):
+        if work[i] == best:
+            ties += 1
+    j = randint(rng, ties) if ties > 1 else 0
+    for i in range(work.shape[0]):
+        if work[i] == best:
+            if j == 0:
+                return i
+            j -= 1
+    return -1  # pragma: no cover (ties >= 1)
+
+
+@nb.njit(cache=True)
+def draw_from(work, valid, total, rng):
+    """An arm i drawn with probability work[i] / total over the valid arms (work >= 0, total their sum)."""
+    u = uniform(rng) * total
+    last = -1
+    for i in range(work.shape[0]):
+        if valid[i]:
+            last = i
+            u -= work[i]
+            if u < 0.0:
+                return i
+    return last  # rounding: the last valid arm
+
+
+@nb.njit(cache=True)
+def count_valid(valid):
+    """Number of valid arms."""
+    k = 0
+    for i in range(valid.shape[0]):
+        if valid[i]:
+            k += 1
+    return k
+
+
+def check_horizon(value, name: str = "horizon"):
+    """None, or ``value`` as an int >= 1 (ValueError naming ``name`` otherwise)."""
+    if value is None:
+        return None
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
+            or not float(value).is_integer() or value < 1):
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+@nb.njit(cache=True)
+def drop_lowest(score, active, valid, rng):
+    """Mark inactive (active[i] = 0) the eligible arm (active and valid) of the lowest score, ties
+    uniformly at random; returns it (-1 if there is none)."""
+    low = np.inf
+    ties = 0
+    for i in range(score.shape[0]):
+        if active[i] != 0.0 and valid[i]:
+            if score[i] < low:
+                low, ties = score[i], 1
+            elif score[i] == low:
+                ties += 1
+    if ties == 0:
+        return -1
+    j = randint(rng, ties) if ties > 1 else 0
+    for i in range(score.shape[0]):
+        if active[i] != 0.0 and valid[i] and score[i] == low:
+            if j == 0:
+                active[i] = 0.0
+                return i
+            j -= 1
+    return -1  # pragma: no cover
+
+
+@nb.njit(cache=True)
+def first_active(active, valid, stats_mean):
+    """The eligible arm (active and valid) of the highest mean (lowest index on ties); when none is
+    eligible, the valid arm of the highest mean."""
+    best, arm = -np.inf, -1
+    for i in range(active.shape[0]):
+        if active[i] != 0.0 and valid[i] and stats_mean[i] > best:
+            best, arm = stats_mean[i], i
+    if arm >= 0:
+        return arm
+    for i in range(active.shape[0]):
+        if valid[i] and (arm < 0 or stats_mean[i] > best):
+            best, arm = stats_mean[i], i
+    return arm
+
+
+def recommend_active(batch, active_row: int) -> np.ndarray:
+    """(B,) the surviving arm of an elimination policy: among the arms still active (arm_state row
+    ``active_row``) and valid, the one with the highest empirical mean, tried arms first (lowest
+    index on ties)."""
+    from bandits.stats import COUNT, MEAN
+
+    active = (batch.arm_state[:, active_row, :] != 0.0) & batch.valid
+    tried = batch.stats[:, COUNT, :] > 0
+    score = np.where(active, np.where(tried, batch.stats[:, MEAN, :], -1e300), -np.inf)
+    score = np.where(active.any(axis=1, keepdims=True), score, np.where(batch.valid, 0.0, -np.inf))
+    return np.argmax(score, axis=1).astype(np.int64)

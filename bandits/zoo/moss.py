@@ -1,0 +1,69 @@
+"""MOSS (Audibert & Bubeck 2009, "Minimax policies for adversarial and stochastic bandits") and
+anytime MOSS (Degenne & Perchet 2016, "Anytime optimal algorithms in stochastic multi-armed bandits").
+
+    known horizon T:  U_i = w_i + sqrt(max(0, ln(T / (K t_i))) / t_i)
+    anytime:          U_i = w_i + sqrt(max(0, ln(t / (K t_i))) / t_i)       (T replaced by t)
+
+w_i: mean reward of arm i, t_i its pulls, K the number of valid arms, t the pulls of the bandit so
+far.  Untried arms first, ties at random.  An arm with t_i >= T / K (resp. t / K) gets no bonus:
+its index is its mean.  [Degenne & Perchet's MOSS-anytime carries a factor (1 + alpha) / 2 under
+the root; this is their alpha = 1.]
+
+``horizon`` unset (known-horizon MOSS) is bound to a testbed's horizon or a search's iteration
+budget.  Index form, with s = 1 / sqrt(t_i):  L = ln(T / K) once per selection, then
+U_i = w_i + s sqrt(max(0, L + 2 ln s)).
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+import bandits
+from bandits.stats import ISQRT, MEAN
+from bandits.zoo.common import check_horizon, count_valid
+
+
+@nb.njit(cache=True)
+def prepare(params, state, valid, t):
+    """L = ln(T / K) (anytime: ln(t / K)); params = [horizon T, anytime flag]."""
+    big_t = float(max(t, 1)) if params[1] != 0.0 else params[0]
+    return math.log(big_t / max(count_valid(valid), 1))
+
+
+@nb.njit(cache=True)
+def index(stats, i, t, params, state, level):
+    """MOSS (Audibert & Bubeck 2009): w_i + sqrt(max(0, ln(T / (K t_i))) / t_i)."""
+    s = stats[ISQRT, i]
+    return stats[MEAN, i] + s * math.sqrt(max(0.0, level + 2.0 * math.log(s)))
+
+
+@bandits.register_policy
+class MOSS(bandits.Policy):
+    """MOSS with a known horizon, or anytime MOSS (module docstring).
+
+    Parameters
+    ----------
+    horizon : int or None
+        Known horizon T (>= 1); None binds it later to a testbed's horizon or a search's budget.
+        Not used (and not needed) with ``anytime=true``.
+    anytime : bool, default False
+        Degenne & Perchet's anytime form: T replaced by the current t.
+    """
+
+    name = "moss"
+    kernel_spec = bandits.KernelSpec(index=index, prepare=prepare)
+
+    def __init__(self, horizon: int | None = None, anytime: bool = False):
+        anytime = self._check_bool("anytime", anytime)
+        super().__init__(horizon=check_horizon(horizon), anytime=anytime)
+
+    def _pack(self):
+        return [float(self.horizon or 0), 1.0 if self.anytime else 0.0]
+
+    @property
+    def needs_horizon(self) -> bool:
+        return self.horizon is None and not self.anytime
+
+    def bind(self, horizon: int) -> "MOSS":
+        return self.replace(horizon=int(horizon)) if self.needs_horizon else self

@@ -1,0 +1,122 @@
+"""Successive rejects (Audibert, Bubeck & Munos 2010, "Best arm identification in multi-armed
+bandits", section 3): fixed-budget best-arm identification with budget n and K arms.
+
+    logbar(K) = 1/2 + sum_{i=2}^{K} 1/i
+    n_k = ceil( (n - K) / (logbar(K) (K + 1 - k)) ),  k = 1 .. K-1   (n_0 = 0)
+    phase k: bring every surviving arm to n_k pulls (in index order), then reject the survivor of
+             the lowest empirical mean (ties at random)
+    after phase K-1 one arm survives: it is the recommendation, and is played for the rest.
+
+The phases use at most n pulls (n_1 K + n_2 (K-1) + ... <= n).  [Our guards: n_k is at least 1,
+so a budget n < 2K still samples every arm; pulls beyond the budget (a tree node visited more
+often) play the survivor.]  Means are the policy's own samples (arm state rows: pulls, reward
+sum, active), so a reused tree's older statistics do not enter.  K = the valid arms at init;
+arms masked later (a search's proven children) are skipped and keep their place.
+
+``horizon`` is the budget n (bound to a testbed's horizon or a search's iteration budget);
+``Policy.recommend`` returns the survivor (the best surviving mean before the end).
+"""
+from __future__ import annotations
+
+import math
+
+import numba as nb
+
+import bandits
+from bandits.zoo.common import check_horizon, count_valid, drop_lowest, first_active, recommend_active
+
+_COUNT, _SUM, _ACTIVE = 0, 1, 2   # arm_state rows
+_PHASE, _K = 0, 1                 # state columns
+
+
+@nb.njit(cache=True)
+def log_bar(k):
+    """logbar(K) = 1/2 + sum_{i=2}^{K} 1/i."""
+    out = 0.5
+    for i in range(2, k + 1):
+        out += 1.0 / i
+    return out
+
+
+@nb.njit(cache=True)
+def phase_length(phase, budget, k):
+    """n_k = max(1, ceil((n - K) / (logbar(K) (K + 1 - k)))) for phase k = 1 .. K-1."""
+    return max(1.0, math.ceil((budget - k) / (log_bar(k) * (k + 1 - phase))))
+
+
+@nb.njit(cache=True)
+def init(params, state, arm_state, valid):
+    """Every valid arm active, phase 1; params = [budget n]."""
+    state[_PHASE] = 1.0
+    state[_K] = count_valid(valid)
+    for i in range(arm_state.shape[1]):
+        arm_state[_COUNT, i] = 0.0
+        arm_state[_SUM, i] = 0.0
+        arm_state[_ACTIVE, i] = 1.0 if valid[i] else 0.0
+
+
+@nb.njit(cache=True)
+def select(params, state, arm_state, stats, valid, t, rng, work):
+    """The arm the phase schedule asks for (module docstring)."""
+    k = int(state[_K])
+    active = arm_state[_ACTIVE]
+    while state[_PHASE] <= k - 1:
+        target = phase_length(int(state[_PHASE]), params[0], k)
+        eligible = 0
+        for i in range(active.shape[0]):
+            if active[i] != 0.0 and valid[i]:
+                eligible += 1
+                if arm_state[_COUNT, i] < target:
+                    return i
+        if eligible == 0:
+            break
+        if eligible > 1:
+            for i in range(active.shape[0]):
+                work[i] = arm_state[_SUM, i] / arm_state[_COUNT, i] if arm_state[_COUNT, i] > 0.0 else 0.0
+            drop_lowest(work, active, valid, rng)
+        state[_PHASE] += 1.0
+    for i in range(active.shape[0]):
+        work[i] = arm_state[_SUM, i] / arm_state[_COUNT, i] if arm_state[_COUNT, i] > 0.0 else 0.0
+    return first_active(active, valid, work)
+
+
+@nb.njit(cache=True)
+def on_record(params, state, arm_state, stats, arm, reward):
+    """The policy's own pull count and reward sum of the arm."""
+    arm_state[_COUNT, arm] += 1.0
+    arm_state[_SUM, arm] += reward
+
+
+@bandits.register_policy
+class SuccessiveRejects(bandits.Policy):
+    """Successive rejects (module docstring).
+
+    Parameters
+    ----------
+    horizon : int or None, the budget n (bound to the run's horizon or the search budget)
+    """
+
+    name = "sr"
+    kernel_spec = bandits.KernelSpec(select=select, init=init, on_record=on_record)
+    state_width = 2
+    arm_state_width = 3
+
+    def __init__(self, horizon: int | None = None):
+        super().__init__(horizon=check_horizon(horizon))
+
+    def _pack(self):
+        return [float(self.horizon or 0)]
+
+    @property
+    def needs_horizon(self) -> bool:
+        return self.horizon is None
+
+    def bind(self, horizon: int) -> "SuccessiveRejects":
+        return self.replace(horizon=int(horizon)) if self.needs_horizon else self
+
+    def recommend(self, batch):
+        """The surviving arm (before the last phase ends: the surviving arm of the best mean)."""
+        return recommend_active(batch, _ACTIVE)
+
+    def diagnostics(self, batch):
+        return {"phases_done": batch.state[:, _PHASE].copy() - 1.0}
