@@ -180,3 +180,29 @@ def test_bayes_ucb_horizon_only_needed_with_c():
 def test_bad_parameters_name_the_parameter_and_its_range(spec, message):
     with pytest.raises(ValueError, match=message):
         make_policy(spec)
+
+
+def test_bayes_ucb_lazy_beta_evaluation_chooses_what_evaluating_every_arm_chooses():
+    # The Beta form computes few quantiles per play (cached bounds at p_{t0} and p_{1.1 t0}); at every
+    # play of a long run its arm must be an argmax of the p_t quantiles of all arms, computed here
+    # with scipy (a unique argmax: exactly that arm).  The KL-UCB paper's 10 arms, 4000 plays.
+    from scipy.special import betaincinv
+
+    means = np.array([0.1, 0.05, 0.05, 0.05, 0.02, 0.02, 0.02, 0.01, 0.01, 0.01])
+    gen = np.random.default_rng(5)
+    for spec, horizon in (("bayesucb", None), ("bayesucb:c=1,horizon=4000", 4000)):
+        policy = make_policy(spec)
+        batch = policy.init(1, means.size)
+        stream = np.random.default_rng(1)
+        checked = 0
+        for t in range(4000):
+            arm = int(policy.select(batch, stream)[0])
+            n, s = batch.stats[0, 0], batch.stats[0, 1]
+            if (n > 0).all():
+                factor = math.log(horizon) if horizon else 1.0
+                q = betaincinv(1 + s, 1 + n - s, 1 - 1 / (t * factor))
+                top = np.flatnonzero(q >= q.max() - 1e-10)
+                assert arm in top, (t, arm, top, q)
+                checked += 1
+            policy.update(batch, np.array([arm]), np.array([float(gen.random() < means[arm])]))
+        assert checked > 3900
