@@ -136,7 +136,8 @@ def interrupted(args) -> str:
     if saved:
         return (f"saved {saved} finished task chunks in {chunks}; {where} is as it was; rerun the same command "
                 f"to resume")
-    return f"nothing is saved yet ({where} is as it was); rerun the command to start again"
+    return (f"nothing is saved (the results are written when the run ends; {where} is as it was); "
+            f"rerun the command to start again")
 
 
 def split_labels(items):
