@@ -99,7 +99,10 @@ def run(args) -> int:
     check_writable(folder, create=False)  # before the long run, not after it; creates nothing yet
     policies, labels = split_labels(args.policy or ["ucb1"])
     chunks = checkpoint_folder(folder)
-    args._checkpoints = chunks  # for the interrupt message
+    from testbeds.runner import CHUNK_TASKS
+
+    args._checkpoints = chunks  # for the interrupt message: N of M (policy, chunk) units saved
+    args._units = len(policies) * -(-args.tasks // CHUNK_TASKS)
     result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
                          progress=not args.no_progress, labels=labels, checkpoint=chunks)
     with replace_folder(folder) as tmp:  # the whole folder at once: old or new, never a mixture
@@ -134,7 +137,9 @@ def interrupted(args) -> str:
     saved = len([n for n in os.listdir(chunks) if n.endswith(".npz")]) if chunks and os.path.isdir(chunks) else 0
     where = args.out if args.out else "the output folder"
     if saved:
-        return (f"saved {saved} finished task chunks in {chunks}; {where} is as it was; rerun the same command "
+        units = getattr(args, "_units", None)
+        of = f" of {units}" if units else ""
+        return (f"saved {saved}{of} task chunks in {chunks}; {where} is as it was; rerun the same command "
                 f"to resume")
     return (f"nothing is saved (the results are written when the run ends; {where} is as it was); "
             f"rerun the command to start again")
