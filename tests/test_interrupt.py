@@ -160,3 +160,17 @@ def test_a_real_ctrl_c_during_compilation_stops_the_command_with_130(tmp_path):
     assert status == 130, err
     assert "WENT ON" not in err and "Exception ignored" not in err
     assert err.splitlines()[-1].startswith("banditree testbed: interrupted; nothing is saved")
+
+
+def test_testbed_interrupt_message_counts_the_saved_chunks(tmp_path):
+    # 2 policies x ceil(120 / 50) = 3 chunks each: 6 units; 4 chunk files saved so far
+    import argparse
+
+    from testbeds.commands.testbed import interrupted
+    chunks = tmp_path / "out.checkpoints"
+    chunks.mkdir()
+    for k in range(4):
+        (chunks / f"key-{50 * k}.npz").write_bytes(b"")
+    args = argparse.Namespace(out=str(tmp_path / "out"), _checkpoints=str(chunks), _units=2 * 3)
+    assert interrupted(args) == (f"saved 4 of 6 task chunks in {chunks}; {tmp_path / 'out'} is as it was; "
+                                 f"rerun the same command to resume")
