@@ -82,7 +82,7 @@ def play(state, move):
         state[_STATUS] = 2
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _random_column(state, rng):
     """A uniformly random non-full column (rejection sampling over the 7 columns)."""
     mask = state[_A] | state[_B]
@@ -108,10 +108,15 @@ def random_rollout(state, rng, plies, cap):
 @nb.njit(cache=True)
 def playout(state, rng):
     """Uniformly random non-full columns until the game ends (rejection sampling over 7 columns).
-    The draws of :func:`random_rollout`, without its ply records and cap: a Connect Four playout is
-    so short that those two tests per ply cost about 14 % of its speed."""
+    The draws of :func:`random_rollout`, written out without its ply records and cap: a Connect
+    Four playout is so short that they, or numba's inlining of a shared helper, cost it 15-30 %
+    of the search's speed."""
     while state[_STATUS] < 0:
-        play(state, _random_column(state, rng))
+        mask = state[_A] | state[_B]
+        col = randint(rng, WIDTH)
+        while mask & _top(col):
+            col = randint(rng, WIDTH)
+        play(state, col)
 
 
 @nb.njit(cache=True)

@@ -49,7 +49,7 @@ def play(state, move):
         state[_STATUS] = 2
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _random_cell(state, rng):
     """A uniformly random empty cell (rejection sampling over the 9 cells)."""
     occupied = state[_X] | state[_O]
@@ -74,10 +74,14 @@ def random_rollout(state, rng, plies, cap):
 
 @nb.njit(cache=True)
 def playout(state, rng):
-    """Uniformly random empty cells until the game ends: the draws of :func:`random_rollout`,
-    without its ply records and cap (which cost a short playout a noticeable share of its speed)."""
+    """Uniformly random empty cells until the game ends: the draws of :func:`random_rollout`, written
+    out without its ply records and cap (which cost a short playout a noticeable share of its speed)."""
     while state[_STATUS] < 0:
-        play(state, _random_cell(state, rng))
+        occupied = state[_X] | state[_O]
+        cell = randint(rng, 9)
+        while (occupied >> cell) & 1:
+            cell = randint(rng, 9)
+        play(state, cell)
 
 
 _WEIGHT = np.array([2.0, 1.0, 2.0, 1.0, 3.0, 1.0, 2.0, 1.0, 2.0])  # lines through a cell: centre 4, corners 3, edges 2
