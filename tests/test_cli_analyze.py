@@ -58,7 +58,7 @@ def test_analyze_go_from_an_sgf_position(tmp_path):
     (["--game", "go", "--move", "3"], "--move needs --sgf FILE"),
     (["--game", "connect4", "--sgf", "x.sgf"], "--sgf is for go and nogo"),
     (["--game", "go", "--sgf", "missing.sgf"], "--sgf missing.sgf:"),
-    (["--game", "go", "--playouts", "0"], "--playouts must be an integer >= 1, got 0"),
+    (["--game", "go", "--playouts", "0"], "--playouts must be an integer in 1..1000000000, got 0"),
     (["--game", "go", "--player", "random"], "player 'random' is not an MCTS player"),
     (["--game", "go", "--player", "ucb9"], "unknown player 'ucb9'"),
     (["--game", "tictactoe", "--moves", "0 3 1 4 2"], "--moves: the game is over"),

@@ -310,7 +310,8 @@ def numeric_flags():
 
 PARSER, FLAGS = numeric_flags()
 REQUIRED = {"match": ["--game", "nim", "--a", "random", "--b", "random"], "tables": ["--game", "nogo"],
-            "tune": ["--game", "nim", "--player", "ucb1:c={c}", "--grid", "c=1"]}
+            "tune": ["--game", "nim", "--player", "ucb1:c={c}", "--grid", "c=1"], "plot": ["somewhere"],
+            "analyze": ["--game", "tictactoe", "--out", "somewhere"], "sweep": ["--policy", "ucb1", "--param", "c=1"]}
 NUMBER_TEXT = st.sampled_from(["1" + "0" * 30, "-" + "1" * 25, "1e308", "-1e308", "inf", "-inf", "nan", "0", "-1",
                                "1", "5", "19", "20", "2.5", "0x10", "1_000", " 7 ", "", "10**30", "1e3", "0,5",
                                "5,5,5", ",", "9" * 5000, "9223372036854775807", "9223372036854775808"]) \
