@@ -14,7 +14,6 @@ a level on regret / ln t plots), never asserted at a finite horizon.
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -22,12 +21,10 @@ __all__ = ["lai_robbins_constant", "constant_for"]
 
 
 def _kl_bernoulli(p: float, q: float) -> float:
-    out = 0.0
-    if p > 0:
-        out += p * math.log(p / q)
-    if p < 1:
-        out += (1 - p) * math.log((1 - p) / (1 - q))
-    return out
+    """d(p, q) of Bernoulli laws: KL-UCB's own function (bandits.klucb.bernoulli_kl), one formula."""
+    from bandits.klucb import bernoulli_kl
+
+    return float(bernoulli_kl(float(p), float(q)))
 
 
 def lai_robbins_constant(means, family: str = "bernoulli", sigma: float = 1.0) -> float:
