@@ -36,7 +36,7 @@ import numpy as np
 
 import bandits
 from bandits.stats import COUNT, SUM
-from bandits.zoo.common import best_of, check_horizon
+from bandits.zoo.common import BindsHorizon, best_of, check_horizon
 from bandits.zoo.quantiles import beta_quantile, normal_quantile
 
 PRIORS = ("beta", "gaussian")
@@ -129,7 +129,7 @@ def gaussian_index(stats, i, t, params, state, z):
 
 
 @bandits.register_policy
-class BayesUCB(bandits.Policy):
+class BayesUCB(BindsHorizon, bandits.Policy):
     """Bayes-UCB with a Beta(1,1) or a N(0, sigma^2) prior (module docstring).
 
     Parameters
@@ -166,5 +166,3 @@ class BayesUCB(bandits.Policy):
     def needs_horizon(self) -> bool:
         return self.horizon is None and self.c != 0.0
 
-    def bind(self, horizon: int) -> "BayesUCB":
-        return self.replace(horizon=int(horizon)) if self.needs_horizon else self

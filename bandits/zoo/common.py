@@ -127,3 +127,35 @@ def recommend_active(batch, active_row: int) -> np.ndarray:
     score = np.where(active, np.where(tried, batch.stats[:, MEAN, :], -1e300), -np.inf)
     score = np.where(active.any(axis=1, keepdims=True), score, np.where(batch.valid, 0.0, -np.inf))
     return np.argmax(score, axis=1).astype(np.int64)
+
+
+class BindsHorizon:
+    """Mixin of the zoo's horizon-bound policies (before ``bandits.Policy`` in the bases):
+    ``bind(horizon)`` fills an unset horizon with the run's horizon or the search budget when the
+    policy's ``needs_horizon`` says it needs one, and returns the policy unchanged otherwise."""
+
+    def bind(self, horizon: int):
+        return self.replace(horizon=int(horizon)) if self.needs_horizon else self
+
+
+class BudgetElimination(BindsHorizon):
+    """What successive rejects and sequential halving share: a budget ``horizon`` (their one
+    parameter, bound like ``iucb``'s) and the recommendation of the surviving arm (the active-arm
+    row ``_active_row`` of their per-arm state)."""
+
+    _active_row: int = 0
+
+    def __init__(self, horizon: int | None = None):
+        super().__init__(horizon=check_horizon(horizon))
+
+    def _pack(self):
+        return [float(self.horizon or 0)]
+
+    @property
+    def needs_horizon(self) -> bool:
+        return self.horizon is None
+
+    def recommend(self, batch):
+        """The surviving arm (before the budget is spent: the surviving arm of the best mean)."""
+        return recommend_active(batch, self._active_row)
+

@@ -19,7 +19,7 @@ import math
 import numba as nb
 
 import bandits
-from bandits.zoo.common import check_horizon, count_valid, draw_from
+from bandits.zoo.common import BindsHorizon, check_horizon, count_valid, draw_from
 
 _LOGW, _P = 0, 1        # arm_state rows
 _GAMMA, _K = 0, 1       # state columns
@@ -68,7 +68,7 @@ def on_record(params, state, arm_state, stats, arm, reward):
 
 
 @bandits.register_policy
-class Exp3(bandits.Policy):
+class Exp3(BindsHorizon, bandits.Policy):
     """Exp3 (module docstring).
 
     Parameters
@@ -94,5 +94,3 @@ class Exp3(bandits.Policy):
     def needs_horizon(self) -> bool:
         return self.horizon is None and self.gamma is None
 
-    def bind(self, horizon: int) -> "Exp3":
-        return self.replace(horizon=int(horizon)) if self.needs_horizon else self

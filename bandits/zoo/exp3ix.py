@@ -17,7 +17,7 @@ import math
 import numba as nb
 
 import bandits
-from bandits.zoo.common import check_horizon, count_valid, draw_from
+from bandits.zoo.common import BindsHorizon, check_horizon, count_valid, draw_from
 
 _LOSS, _P = 0, 1        # arm_state rows
 _ETA = 0                # state column
@@ -65,7 +65,7 @@ def on_record(params, state, arm_state, stats, arm, reward):
 
 
 @bandits.register_policy
-class Exp3IX(bandits.Policy):
+class Exp3IX(BindsHorizon, bandits.Policy):
     """Exp3-IX (module docstring).
 
     Parameters
@@ -91,5 +91,3 @@ class Exp3IX(bandits.Policy):
     def needs_horizon(self) -> bool:
         return self.horizon is None and self.eta is None
 
-    def bind(self, horizon: int) -> "Exp3IX":
-        return self.replace(horizon=int(horizon)) if self.needs_horizon else self

@@ -21,7 +21,7 @@ import numba as nb
 
 import bandits
 from bandits.stats import ISQRT, MEAN
-from bandits.zoo.common import check_horizon, count_valid
+from bandits.zoo.common import BindsHorizon, check_horizon, count_valid
 
 
 @nb.njit(cache=True)
@@ -39,7 +39,7 @@ def index(stats, i, t, params, state, level):
 
 
 @bandits.register_policy
-class MOSS(bandits.Policy):
+class MOSS(BindsHorizon, bandits.Policy):
     """MOSS with a known horizon, or anytime MOSS (module docstring).
 
     Parameters
@@ -65,5 +65,3 @@ class MOSS(bandits.Policy):
     def needs_horizon(self) -> bool:
         return self.horizon is None and not self.anytime
 
-    def bind(self, horizon: int) -> "MOSS":
-        return self.replace(horizon=int(horizon)) if self.needs_horizon else self

@@ -22,7 +22,7 @@ import numba as nb
 
 import bandits
 from bandits.stats import MEAN
-from bandits.zoo.common import check_horizon, count_valid, drop_lowest, first_active, recommend_active
+from bandits.zoo.common import BudgetElimination, count_valid, drop_lowest, first_active
 
 _COUNT, _SUM, _ACTIVE = 0, 1, 2       # arm_state rows
 _ROUND, _ROUNDS, _TARGET, _SIZE = range(4)   # state columns
@@ -94,7 +94,7 @@ def on_record(params, state, arm_state, stats, arm, reward):
 
 
 @bandits.register_policy
-class SequentialHalving(bandits.Policy):
+class SequentialHalving(BudgetElimination, bandits.Policy):
     """Sequential halving (module docstring).
 
     Parameters
@@ -107,19 +107,4 @@ class SequentialHalving(bandits.Policy):
     state_width = 4
     arm_state_width = 3
 
-    def __init__(self, horizon: int | None = None):
-        super().__init__(horizon=check_horizon(horizon))
-
-    def _pack(self):
-        return [float(self.horizon or 0)]
-
-    @property
-    def needs_horizon(self) -> bool:
-        return self.horizon is None
-
-    def bind(self, horizon: int) -> "SequentialHalving":
-        return self.replace(horizon=int(horizon)) if self.needs_horizon else self
-
-    def recommend(self, batch):
-        """The surviving arm (before the last round ends: the surviving arm of the best mean)."""
-        return recommend_active(batch, _ACTIVE)
+    _active_row = _ACTIVE

@@ -23,7 +23,7 @@ import math
 import numba as nb
 
 import bandits
-from bandits.zoo.common import check_horizon, count_valid, drop_lowest, first_active, recommend_active
+from bandits.zoo.common import BudgetElimination, count_valid, drop_lowest, first_active
 
 _COUNT, _SUM, _ACTIVE = 0, 1, 2   # arm_state rows
 _PHASE, _K = 0, 1                 # state columns
@@ -88,7 +88,7 @@ def on_record(params, state, arm_state, stats, arm, reward):
 
 
 @bandits.register_policy
-class SuccessiveRejects(bandits.Policy):
+class SuccessiveRejects(BudgetElimination, bandits.Policy):
     """Successive rejects (module docstring).
 
     Parameters
@@ -101,22 +101,7 @@ class SuccessiveRejects(bandits.Policy):
     state_width = 2
     arm_state_width = 3
 
-    def __init__(self, horizon: int | None = None):
-        super().__init__(horizon=check_horizon(horizon))
-
-    def _pack(self):
-        return [float(self.horizon or 0)]
-
-    @property
-    def needs_horizon(self) -> bool:
-        return self.horizon is None
-
-    def bind(self, horizon: int) -> "SuccessiveRejects":
-        return self.replace(horizon=int(horizon)) if self.needs_horizon else self
-
-    def recommend(self, batch):
-        """The surviving arm (before the last phase ends: the surviving arm of the best mean)."""
-        return recommend_active(batch, _ACTIVE)
+    _active_row = _ACTIVE
 
     def diagnostics(self, batch):
         return {"phases_done": batch.state[:, _PHASE].copy() - 1.0}
