@@ -23,6 +23,15 @@ Written once for all five as U_i = w_i + sqrt(L * rho) * t_i^(-p/2) with L = log
 
 Episodic [PAPER]: T starts at 2 and becomes T^2 when t reaches T; then Delta = 1, armCount = number
 of valid arms (re-read), n and deltaUpdate are recomputed; the arm statistics are kept [OURS].
+
+Node initialisation, two choices the paper's text leaves open (spec section 3), each a parameter
+whose default is the behaviour above [OURS]:
+
+    t0        the first episode's T (episodic only): T_0 = t0, then T_{l+1} = T_l^2.  Default 2
+              (the paper's T_0 = 2), so episodes end at plays 2, 4, 16, 256, 65 536.
+    deadline  what deltaUpdate counts: "arms" (default) deltaUpdate = t + armCount * n, every arm
+              brought to n plays before Delta is halved (improved UCB's round); "plays"
+              deltaUpdate = t + n, Delta halved after n plays of the node in all.
 """
 from __future__ import annotations
 
@@ -37,6 +46,7 @@ from bandits.policy import Policy
 from bandits.registry import KernelSpec, register_policy
 
 R_CHOICES = ("none", "sqrt(T/t)", "T/t", "sqrt(T)/t", "n/t")
+DEADLINES = ("arms", "plays")
 
 # state columns
 _T, _DELTA, _N, _DEADLINE, _ARMCOUNT, _HALVINGS, _EPISODES = range(7)
@@ -45,14 +55,15 @@ _E = math.e
 
 @nb.njit(cache=True, inline="always")
 def init(params, state, arm_state, valid):
-    """params = [r code (index in R_CHOICES), episodic flag, horizon T]."""
-    horizon = 2.0 if params[1] != 0.0 else params[2]
+    """params = [r code (index in R_CHOICES), episodic flag, horizon T, t0, deadline code
+    (0 "arms", 1 "plays")]."""
+    horizon = params[3] if params[1] != 0.0 else params[2]
     k = n_valid(valid)
     state[_T] = horizon
     state[_DELTA] = 1.0
     state[_N] = round_size(horizon, 1.0)
     state[_ARMCOUNT] = k
-    state[_DEADLINE] = k * state[_N]
+    state[_DEADLINE] = (1.0 if params[4] != 0.0 else k) * state[_N]
     state[_HALVINGS] = 0.0
     state[_EPISODES] = 1.0
 
@@ -68,7 +79,7 @@ def advance(params, state, valid, t):
         state[_DELTA] = 1.0
         state[_ARMCOUNT] = n_valid(valid)
         state[_N] = round_size(horizon, 1.0)
-        state[_DEADLINE] = t + state[_ARMCOUNT] * state[_N]
+        state[_DEADLINE] = t + (1.0 if params[4] != 0.0 else state[_ARMCOUNT]) * state[_N]
         state[_EPISODES] += 1.0
     while t >= state[_DEADLINE]:
         half = 0.5 * state[_DELTA]
@@ -76,7 +87,7 @@ def advance(params, state, valid, t):
             break
         state[_DELTA] = half
         state[_N] = round_size(state[_T], half)
-        state[_DEADLINE] = t + state[_ARMCOUNT] * state[_N]
+        state[_DEADLINE] = t + (1.0 if params[4] != 0.0 else state[_ARMCOUNT]) * state[_N]
         state[_HALVINGS] += 1.0
 
 
@@ -120,6 +131,10 @@ class ModifiedImprovedUCB(Policy):
     horizon : int or None
         Known horizon T when not episodic; None means "bind later" (a testbed's horizon, a search's
         iteration budget).
+    t0 : int >= 2 or None
+        Episodic only: the first episode's T (None: 2, the paper's T_0).  Module docstring.
+    deadline : {"arms", "plays"} or None
+        deltaUpdate = t + armCount * n ("arms", the default when None) or t + n ("plays").
 
     Diagnostics: ``delta`` (current Delta), ``halvings``, ``episodes``.
     """
@@ -128,9 +143,19 @@ class ModifiedImprovedUCB(Policy):
     kernel_spec = KernelSpec(index=index, prepare=prepare, init=init)
     state_width = 7
 
-    def __init__(self, r: str = "sqrt(T/t)", episodic: bool = False, horizon: int | None = None):
+    def __init__(self, r: str = "sqrt(T/t)", episodic: bool = False, horizon: int | None = None,
+                 t0: int | None = None, deadline: str | None = None):
         r = self._check_choice("r", r, R_CHOICES)
         episodic = self._check_bool("episodic", episodic)
+        if deadline is not None:
+            deadline = self._check_choice("deadline", deadline, DEADLINES)
+        if t0 is not None:
+            if (isinstance(t0, bool) or not isinstance(t0, (int, float, np.integer, np.floating))
+                    or not float(t0).is_integer() or not 2 <= t0 <= 2 ** 31):
+                raise ValueError(f"t0 must be an integer in 2..{2 ** 31}, got {t0!r}")
+            if not episodic:
+                raise ValueError("t0 (the first episode's T) needs episodic=true")
+            t0 = int(t0)
         if horizon is not None and episodic:
             raise ValueError("give either horizon (known T) or episodic=true, not both")
         if horizon is not None:
@@ -138,10 +163,11 @@ class ModifiedImprovedUCB(Policy):
                     or not float(horizon).is_integer() or horizon < 2):
                 raise ValueError(f"horizon must be an integer >= 2, got {horizon!r}")
             horizon = int(horizon)
-        super().__init__(r=r, episodic=episodic, horizon=horizon)
+        super().__init__(r=r, episodic=episodic, horizon=horizon, t0=t0, deadline=deadline)
 
     def _pack(self):
-        return [float(R_CHOICES.index(self.r)), 1.0 if self.episodic else 0.0, float(self.horizon or 0)]
+        return [float(R_CHOICES.index(self.r)), 1.0 if self.episodic else 0.0, float(self.horizon or 0),
+                float(self.t0 or 2), float(DEADLINES.index(self.deadline or "arms"))]
 
     @property
     def needs_horizon(self) -> bool:

@@ -85,3 +85,35 @@ def test_untried_first_and_bad_parameters():
         ModifiedImprovedUCB(r="sqrt")
     with pytest.raises(ValueError, match="horizon"):
         ModifiedImprovedUCB().init(2, 3)
+
+
+def test_t0_sets_the_first_episode():
+    # t0 = 16, 81 arms: at creation T = 16, n = ceil(2 ln 16) = ceil(5.545) = 6, deadline 81 * 6 = 486.
+    # At t = 16 the episode ends: T = 16^2 = 256, n = ceil(2 ln 256) = 12, deadline 16 + 81*12 = 988.
+    policy = make_policy("miucb:episodic=true,t0=16")
+    assert schedule_state(policy, 81, 0)[:5].tolist() == [16.0, 1.0, 6.0, 486.0, 81.0]
+    assert schedule_state(policy, 81, 16)[:4].tolist() == [256.0, 1.0, 12.0, 988.0]
+    # the default t0 is the paper's T_0 = 2 and leaves the spec (and stored results) unchanged
+    assert make_policy("miucb:episodic=true,t0=2").params.tolist() == ModifiedImprovedUCB(episodic=True).params.tolist()
+    assert ModifiedImprovedUCB(episodic=True).spec == "miucb:r=sqrt(T/t),episodic=true"
+
+
+def test_deadline_plays_counts_node_plays():
+    # deadline=plays, known horizon T = 1000, 81 arms: n = ceil(2 ln 1000) = ceil(13.816) = 14, so the
+    # first deadline is t = 14 (not 81 * 14 = 1134).  At t = 14 Delta = 1/2 (T/4 = 250 > e),
+    # n = ceil(2 ln(1000/4) / 0.25) = ceil(8 * 5.5215) = 45, deadline 14 + 45 = 59.
+    policy = make_policy("miucb:horizon=1000,deadline=plays")
+    assert schedule_state(policy, 81, 0)[:4].tolist() == [1000.0, 1.0, 14.0, 14.0]
+    assert schedule_state(policy, 81, 13)[1] == 1.0
+    assert schedule_state(policy, 81, 14)[1:4].tolist() == [0.5, 45.0, 59.0]
+    arms = make_policy("miucb:horizon=1000,deadline=arms")
+    assert schedule_state(arms, 81, 0)[3] == 81 * 14
+
+
+def test_node_initialisation_parameters_refused_out_of_range():
+    with pytest.raises(ValueError, match="t0 must be an integer in 2"):
+        make_policy("miucb:episodic=true,t0=1")
+    with pytest.raises(ValueError, match="t0 .* needs episodic=true"):
+        make_policy("miucb:t0=4")
+    with pytest.raises(ValueError, match="deadline must be one of 'arms', 'plays'"):
+        make_policy("miucb:deadline=rounds")
