@@ -336,8 +336,9 @@ def write_outputs(cells: list[Cell], out_dir, title: str = "") -> list[Path]:
         write_csv(cells, tmp / "table.csv")
         write_markdown(cells, tmp / "table.md", title)
         fig = heatmap_figure(cells, title)
-        for ext in ("png", "pdf"):
-            fig.savefig(tmp / f"heatmap.{ext}", dpi=150)
+        from testbeds.plots import save_figure
+
+        save_figure(fig, tmp, "heatmap")
     return [out / name for name in names]
 
 

@@ -417,8 +417,9 @@ def write_outputs(spec: TuneSpec, result: dict, out_dir, title: str = "") -> lis
         write_csv(result["standings"], tmp / "table.csv")
         (tmp / "table.md").write_text(markdown(spec, result, title))
         fig = score_figure(spec, result["standings"], title)
-        for ext in ("png", "pdf"):
-            fig.savefig(tmp / f"score.{ext}", dpi=150)
+        from testbeds.plots import save_figure
+
+        save_figure(fig, tmp, "score")
         doc = {"tune": spec.as_dict(), "rounds": result["rounds"],
                "standings": [{"rank": s.rank, "spec": s.candidate.spec, "values": dict(s.candidate.values),
                               "dropped_after": s.dropped_after, **{k: (None if isinstance(v, float) and not
