@@ -22,7 +22,7 @@ import re
 import sys
 
 #: Sub-command modules, in the order ``banditree --help`` lists them.
-COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "plot", "sweep", "analyze", "tune")
+COMMANDS = ("testbed", "figures", "match", "gtp", "tables", "plot", "sweep", "analyze", "tune", "claims")
 
 
 class _Parser(argparse.ArgumentParser):

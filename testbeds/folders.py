@@ -33,6 +33,7 @@ __all__ = ["OWN_FILES", "check_replaceable", "replace_folder", "leftovers"]
 #: Every file a results or tables folder of this package holds.
 OWN_FILES = frozenset(
     ["curves.npz", "summary.csv", "manifest.json", "table.csv", "table.md", "tune.json"]
+    + [f"{stem}_claims.{ext}" for stem in ("figure", "reading", "table") for ext in ("csv", "md")]
     + [f"{stem}.{ext}" for stem in ("regret", "optimal_action", "fig1_regret", "fig2_optimal_action",
                                     "fig_r_sweep", "heatmap", "score") for ext in ("png", "pdf")])
 
