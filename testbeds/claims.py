@@ -256,7 +256,9 @@ def _mean(cells) -> float:
 
 
 def _column_values(cells) -> str:
-    return (f"mean {_mean(cells):.3f}; cells above 0.5: {sum(c['low'] > 0.5 for c in cells)}, level: "
+    scores = ", ".join(f"C={c['c']:g}: {c['win_rate']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                       for c in sorted(cells, key=lambda c: c["c"]))
+    return (f"{scores}; mean {_mean(cells):.3f}; cells above 0.5: {sum(c['low'] > 0.5 for c in cells)}, level: "
             f"{sum(c['low'] <= 0.5 <= c['high'] for c in cells)}, below: {sum(c['high'] < 0.5 for c in cells)} "
             f"(of {len(cells)}); games per cell {min(c['games'] for c in cells)}")
 
@@ -265,10 +267,16 @@ def table_claims(rows, game: str) -> list[Claim]:
     """T1-T2 (``game="go"``) or T3-T4 (``"nogo"``) on the rows of one Mi-UCT variant's table."""
     if game not in ("go", "nogo"):
         raise ValueError(f"game must be 'go' or 'nogo', got {game!r}")
-    mis = sorted({row["mi"] for row in rows})
+    def key(row):  # Mi-UCT's spec and UCT's spec without its constant (ucb1:final=max,c=0.5 -> ucb1:final=max)
+        name, _, rest = row.get("uct", "").partition(":")
+        items = [item for item in rest.split(",") if item.strip() and item.partition("=")[0].strip() != "c"]
+        return row["mi"], name + (":" + ",".join(items) if items else "")
+
+    groups = sorted({key(row) for row in rows})
     claims = []
-    for mi in mis:
-        columns = _columns([row for row in rows if row["mi"] == mi])
+    for mi_uct in groups:
+        columns = _columns([row for row in rows if key(row) == mi_uct])
+        mi = mi_uct[0] if len({m for m, _ in groups}) == len(groups) else f"{mi_uct[0]} vs {mi_uct[1]}"
         budgets = list(columns)
         means = [_mean(columns[p]) for p in budgets]
         trend = ", ".join(f"{p}: {m:.3f}" for p, m in zip(budgets, means))

@@ -113,7 +113,7 @@ def cell(mi, c, playouts, wins, games):
     from testbeds.ratings import rate
 
     r = rate(wins, 0, games - wins)
-    return {"mi": mi, "c": c, "playouts": playouts, "games": games, "wins": wins, "draws": 0,
+    return {"mi": mi, "uct": f"ucb1:c={c:g}", "c": c, "playouts": playouts, "games": games, "wins": wins, "draws": 0,
             "losses": games - wins, "win_rate": r.rate, "low": r.low, "high": r.high}
 
 
@@ -123,9 +123,15 @@ def test_nogo_table_rules():
         + [cell("mi", c, 5000, 55, 100) for c in (0.1, 0.5)]
     t3, t4 = C.table_claims(rows, "nogo")
     assert (t3.statement, t3.holds) == ("T3", True) and "cells above 0.5: 2" in t3.values
+    assert t3.subject == "mi, 1000 playouts" and "C=0.1: 0.700 [0.604, 0.781]" in t3.values
     assert (t4.statement, t4.holds) == ("T4", True) and "1000: 0.700, 3000: 0.600, 5000: 0.550" in t4.values
     rows[1] = cell("mi", 0.5, 1000, 55, 100)  # one cell at 1000 no longer clearly above 0.5
     assert not C.table_claims(rows, "nogo")[0].holds
+    # a second UCT template (final=max) is a separate table, named with its UCT
+    rows += [dict(r, uct=r["uct"].replace("ucb1:", "ucb1:final=max,")) for r in rows]
+    subjects = [c.subject for c in C.table_claims(rows, "nogo")]
+    assert subjects == ["mi vs ucb1, 1000 playouts", "mi vs ucb1", "mi vs ucb1:final=max, 1000 playouts",
+                        "mi vs ucb1:final=max"]
 
 
 def test_go_table_rules():
