@@ -206,14 +206,15 @@ def figure_claims(result) -> list[Claim]:
 
 def reading_claims(result) -> list[Claim]:
     """The statements about Modified I-UCB checked for every reading of r (``--r-sweep`` results):
-    F1 (below I-UCB's regret), F4 for r = none, F5 for the others, F3 for the episodic curves."""
+    F1 (below I-UCB's regret), F4 for r = none, F5 for the others, F3 for the episodic curves;
+    then one summary row per reading (statement ``all``) that holds when all of its checks do."""
     from testbeds.figures import r_sweep_curves
 
     plays = _checkpoints(result)
     curves = r_sweep_curves()
     known = {reading: label for label, _, reading, episodic in curves if not episodic}
     episodic = {reading: label for label, _, reading, ep in curves if ep}
-    claims = []
+    claims, summary = [], []
     for reading in known:
         pair = (known[reading], episodic[reading])
         sub = [below_iucb(result, pair, plays)]
@@ -224,7 +225,20 @@ def reading_claims(result) -> list[Claim]:
                 sub += catch_up_gap(result, label, plays)
         sub.append(slack(result, episodic[reading], known[reading]))
         claims += [Claim(c.statement, f"r={reading}: {c.subject}", c.measure, c.values, c.holds) for c in sub]
-    return claims
+        verdicts = "; ".join(f"{_short(c)}: {'yes' if c.holds else 'no'}" for c in sub)
+        summary.append(Claim("all", f"r={reading}", "every statement above holds for this reading", verdicts,
+                             all(c.holds for c in sub)))
+    return claims + summary
+
+
+def _short(claim: Claim) -> str:
+    """F1, F3, F4 known, F5 catch-up episodic, ...: a check's name in a reading's summary row."""
+    name = claim.statement
+    if name == "F5":
+        name += " catch-up" if "catches up" in claim.measure else " gap"
+    if name.startswith(("F4", "F5")):
+        name += " episodic" if "episodic" in claim.subject else " known"
+    return name
 
 
 # -- tables ------------------------------------------------------------------------------------------

@@ -173,6 +173,14 @@ def test_claims_command_on_a_small_figures_run(tmp_path, capsys):
     md = (out / "figure_claims.md").read_text()
     for r in found:
         assert f"| {r['statement']} | {r['subject']} | {r['measure']} | {r['values']} | {r['holds']} |" in md
+    with open(out / "reading_claims.csv") as f:
+        readings = list(csv.DictReader(f))
+    summary = [r for r in readings if r["statement"] == "all"]
+    assert [r["subject"] for r in summary] == [f"r={x}" for x in ("none", "sqrt(T/t)", "T/t", "sqrt(T)/t", "n/t")]
+    for row in summary:  # a reading's summary holds exactly when each of its checks does
+        own = [r for r in readings if r["statement"] != "all" and r["subject"].startswith(row["subject"] + ":")]
+        assert len(own) == row["values"].count(";") + 1
+        assert row["holds"] == ("yes" if all(r["holds"] == "yes" for r in own) else "no")
     with open(out / "table_claims.csv") as f:
         assert [r["holds"] for r in csv.DictReader(f)] == ["yes", "yes"]
     assert main(["claims", "--nogo-tables", str(tmp_path / "missing"), "--out", str(out)]) == 2
