@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["CHECKPOINTS", "Claim", "figure_claims", "reading_claims", "table_claims", "read_table_csv",
-           "write_claims_csv", "claims_markdown", "SLACK_START", "SLACK_WINDOW", "SLACK_RATIO"]
+           "write_claims_csv", "claims_markdown", "COST_COLUMNS", "write_cost_csv", "read_cost_csv", "cost_markdown", "SLACK_START", "SLACK_WINDOW", "SLACK_RATIO"]
 
 CHECKPOINTS = (1000, 2000, 5000, 10_000)
 #: F3: the episode start examined, the window either side, the ratio that counts as a visible slack.
@@ -334,4 +334,50 @@ def claims_markdown(claims, title: str = "") -> str:
     lines += ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for claim in claims:
         lines.append("| " + " | ".join(str(v).replace("|", "/") for v in claim.row().values()) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# -- cost ------------------------------------------------------------------------------------------------
+
+COST_COLUMNS = ("database", "mi", "uct", "c", "playouts", "games", "seconds_per_game", "seconds")
+PAPER_GAMES = 1000  # the paper's games per cell
+
+
+def write_cost_csv(rows, path) -> Path:
+    """One row per tables cell (:func:`testbeds.tables.cell_costs` plus its database's name)."""
+    path = Path(path)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COST_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{row[k]:.6g}" if isinstance(row[k], float) else row[k]) for k in COST_COLUMNS})
+    return path
+
+
+def read_cost_csv(path) -> list[dict]:
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        row["c"], row["seconds_per_game"], row["seconds"] = (float(row[k]) for k in ("c", "seconds_per_game", "seconds"))
+        row["playouts"], row["games"] = int(row["playouts"]), int(row["games"])
+    return rows
+
+
+def cost_markdown(rows) -> str:
+    """Per database and playout budget: cells, games, mean core-seconds per game (over its cells),
+    core-hours spent; per database the total and what the paper's 1000 games per cell would cost
+    (the sum over cells of 1000 x that cell's seconds per game)."""
+    lines = ["| database | playouts | cells | games | core-s per game | core-hours | core-hours at 1000 games per cell |",
+             "|---|---|---|---|---|---|---|"]
+    for db in sorted({r["database"] for r in rows}):
+        mine = [r for r in rows if r["database"] == db]
+        for p in sorted({r["playouts"] for r in mine}):
+            cells = [r for r in mine if r["playouts"] == p]
+            per_game = float(np.mean([r["seconds_per_game"] for r in cells]))
+            lines.append(f"| {db} | {p} | {len(cells)} | {sum(r['games'] for r in cells)} | {per_game:.2f} | "
+                         f"{sum(r['seconds'] for r in cells) / 3600:.2f} | "
+                         f"{sum(r['seconds_per_game'] for r in cells) * PAPER_GAMES / 3600:.1f} |")
+        lines.append(f"| {db} | all | {len(mine)} | {sum(r['games'] for r in mine)} | | "
+                     f"{sum(r['seconds'] for r in mine) / 3600:.2f} | "
+                     f"{sum(r['seconds_per_game'] for r in mine) * PAPER_GAMES / 3600:.1f} |")
     return "\n".join(lines) + "\n"

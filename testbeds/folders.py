@@ -34,6 +34,7 @@ __all__ = ["OWN_FILES", "check_replaceable", "replace_folder", "leftovers"]
 OWN_FILES = frozenset(
     ["curves.npz", "summary.csv", "manifest.json", "table.csv", "table.md", "tune.json"]
     + [f"{stem}_claims.{ext}" for stem in ("figure", "reading", "table") for ext in ("csv", "md")]
+    + ["cost.csv", "cost.md"]
     + [f"{stem}.{ext}" for stem in ("regret", "optimal_action", "fig1_regret", "fig2_optimal_action",
                                     "fig_r_sweep", "heatmap", "score") for ext in ("png", "pdf")])
 

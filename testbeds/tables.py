@@ -22,7 +22,7 @@ from testbeds.tournament import MatchConfig, _progress_bar, check_execution, pla
 
 __all__ = ["TablesSpec", "Cell", "group_cells", "uct_spec", "tables_header", "run_tables", "collect_cells",
            "write_csv", "write_markdown", "markdown_tables", "heatmap_figure", "draw_heatmap",
-           "draw_vs_playouts", "write_outputs", "stored_grid", "grid_of", "CSV_COLUMNS"]
+           "draw_vs_playouts", "write_outputs", "stored_grid", "grid_of", "CSV_COLUMNS", "cell_costs"]
 
 #: The paper's columns and our documented default C grid (the paper does not state its C values).
 DEFAULT_C = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
@@ -182,6 +182,29 @@ def collect_cells(db, games: int | None = None) -> list[Cell]:
         if store.header.get("study") != "tables":
             raise ValueError(f"{db} holds a {store.header.get('study')!r} study, not a tables grid")
         return [cell for _, cell in _cells(store, games)]
+
+
+def cell_costs(db) -> list[dict]:
+    """Per cell of the tables database ``db``: games stored and the mean seconds per game.
+
+    A game's ``seconds`` is its wall time in the worker that played it; with one worker process per
+    core (``--workers`` = cores, the default) that is its cost in core-seconds.  Rows: mi, uct, c,
+    playouts, games, seconds_per_game, seconds (their sum).
+    """
+    rows = []
+    with ResultStore(db) as store:
+        if store.header.get("study") != "tables":
+            raise ValueError(f"{db} holds a {store.header.get('study')!r} study, not a tables grid")
+        for run in store.runs():
+            t = run.tags
+            if not {"mi", "c", "playouts"} <= set(t):
+                continue
+            games = store.games(run.run_id)
+            total = float(sum(g.seconds for g in games))
+            rows.append({"mi": t["mi"], "uct": t.get("uct", run.config["b"]), "c": float(t["c"]),
+                         "playouts": int(t["playouts"]), "games": len(games),
+                         "seconds_per_game": total / len(games) if games else math.nan, "seconds": total})
+    return sorted(rows, key=lambda r: (r["mi"], r["uct"], r["c"], r["playouts"]))
 
 
 # -- presenting ----------------------------------------------------------------------------------

@@ -185,3 +185,28 @@ def test_claims_command_on_a_small_figures_run(tmp_path, capsys):
         assert [r["holds"] for r in csv.DictReader(f)] == ["yes", "yes"]
     assert main(["claims", "--nogo-tables", str(tmp_path / "missing"), "--out", str(out)]) == 2
     assert "--nogo-tables" in capsys.readouterr().err
+
+
+def test_cost_table_from_a_tables_database(tmp_path):
+    # two cells of 1000 playouts with games of 1 s and 3 s, one of 3000 with a 10 s game:
+    # 1000: mean of the cells' seconds per game (1 + 3) / 2 = 2.00; 1000 games per cell cost
+    # (1 + 3) * 1000 s = 1.1 core-hours; all: (1 + 3 + 10) * 1000 / 3600 = 3.9
+    from testbeds.store import GameRow, ResultStore
+    from testbeds.tables import cell_costs
+
+    db = tmp_path / "t.sqlite"
+    with ResultStore(db, header={"study": "tables", "game": "nogo", "game_options": {}, "seed": 0}) as store:
+        for c, playouts, seconds in ((0.2, 1000, 1.0), (0.5, 1000, 3.0), (0.5, 3000, 10.0)):
+            run = store.run_id({"a": "mi", "b": f"ucb1:c={c}", "playouts": playouts},
+                               {"mi": "mi", "uct": f"ucb1:c={c:g}", "c": c, "playouts": playouts})
+            store.add_game(run, GameRow(game_index=0, seed=1, first="a", second="b", a_first=True, winner=0,
+                                        score_a=1.0, n_moves=10, seconds=seconds))
+    rows = cell_costs(db)
+    assert [(r["c"], r["playouts"], r["seconds_per_game"]) for r in rows] == [(0.2, 1000, 1.0), (0.5, 1000, 3.0),
+                                                                           (0.5, 3000, 10.0)]
+    md = C.cost_markdown([dict(r, database="t.sqlite") for r in rows])
+    assert "| t.sqlite | 1000 | 2 | 2 | 2.00 | 0.00 | 1.1 |" in md
+    assert "| t.sqlite | all | 3 | 3 | | 0.00 | 3.9 |" in md
+    out = tmp_path / "cost"
+    assert main(["claims", "--cost", str(db), "--out", str(out)]) == 0
+    assert C.cost_markdown(C.read_cost_csv(out / "cost.csv")) == (out / "cost.md").read_text()

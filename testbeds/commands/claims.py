@@ -5,8 +5,9 @@
 Reads a ``banditree figures`` folder (with ``--r-sweep`` for the readings of r) and ``banditree
 tables`` folders, and writes into --out (replaced as a whole): figure_claims.csv/.md (statements
 F1-F5 on the paper's seven curves), reading_claims.csv/.md (the same statements for every reading
-of r), table_claims.csv/.md (T1-T2 for Go tables, T3-T4 for NoGo tables), and a copy of the
-figures' PNGs and summary.csv.  The rules that decide "holds" are fixed in testbeds/claims.py.
+of r), table_claims.csv/.md (T1-T2 for Go tables, T3-T4 for NoGo tables), cost.csv/.md (the
+core-seconds per game of every cell of the --cost databases), and a copy of the figures' PNGs and
+summary.csv.  The rules that decide "holds" are fixed in testbeds/claims.py.
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ def register(sub) -> None:
                    help="a banditree tables --game go folder (repeatable)")
     p.add_argument("--nogo-tables", action="append", default=[], metavar="DIR",
                    help="a banditree tables --game nogo folder (repeatable)")
+    p.add_argument("--cost", action="append", default=[], metavar="DB",
+                   help="a banditree tables database: cost.csv/.md, core-seconds per game per cell (repeatable)")
     p.add_argument("--out", required=True, help="folder for the claims files, replaced as a whole")
     p.set_defaults(func=run)
 
@@ -45,8 +48,8 @@ def run(args) -> int:
     from testbeds.folders import check_replaceable, replace_folder
     from testbeds.results import read_results
 
-    if args.figures is None and not args.go_tables and not args.nogo_tables:
-        raise ValueError("give at least one of --figures DIR, --go-tables DIR and --nogo-tables DIR")
+    if args.figures is None and not args.go_tables and not args.nogo_tables and not args.cost:
+        raise ValueError("give at least one of --figures DIR, --go-tables DIR, --nogo-tables DIR and --cost DB")
     outputs: dict[str, list] = {}
     copies = []
     if args.figures is not None:
@@ -72,6 +75,13 @@ def run(args) -> int:
             table += C.table_claims(_table_rows(folder, flag), game)
     if table:
         outputs["table"] = table
+    costs = []
+    for db in args.cost:
+        from testbeds.tables import cell_costs
+
+        if not Path(db).is_file():
+            raise ValueError(f"--cost {db}: no such database")
+        costs += [dict(row, database=Path(db).name) for row in cell_costs(db)]
     check_replaceable(args.out)
     check_writable(args.out)
     with replace_folder(Path(args.out)) as tmp:
@@ -80,7 +90,11 @@ def run(args) -> int:
             (tmp / f"{stem}_claims.md").write_text(C.claims_markdown(found))
         for path in copies:
             shutil.copyfile(path, tmp / path.name)
+        if costs:
+            C.write_cost_csv(costs, tmp / "cost.csv")
+            (tmp / "cost.md").write_text(C.cost_markdown(costs))
     held = sum(c.holds for found in outputs.values() for c in found)
     total = sum(len(found) for found in outputs.values())
-    print(f"wrote {', '.join(f'{s}_claims.csv/.md' for s in outputs)} to {args.out}: {held} of {total} checks hold")
+    names = [f"{s}_claims.csv/.md" for s in outputs] + (["cost.csv/.md"] if costs else [])
+    print(f"wrote {', '.join(names)} to {args.out}" + (f": {held} of {total} checks hold" if total else ""))
     return 0
