@@ -277,8 +277,9 @@ def _column_values(cells) -> str:
             f"(of {len(cells)}); games per cell {min(c['games'] for c in cells)}")
 
 
-def table_claims(rows, game: str) -> list[Claim]:
-    """T1-T2 (``game="go"``) or T3-T4 (``"nogo"``) on the rows of one Mi-UCT variant's table."""
+def table_claims(rows, game: str, source: str = "") -> list[Claim]:
+    """T1-T2 (``game="go"``) or T3-T4 (``"nogo"``) on the rows of each Mi-UCT variant's table;
+    ``source`` (the tables folder's name, say) prefixes every subject."""
     if game not in ("go", "nogo"):
         raise ValueError(f"game must be 'go' or 'nogo', got {game!r}")
     def key(row):  # Mi-UCT's spec and UCT's spec without its constant (ucb1:final=max,c=0.5 -> ucb1:final=max)
@@ -310,6 +311,8 @@ def table_claims(rows, game: str) -> list[Claim]:
             if len(means) > 1:
                 falling = all(b < a for a, b in zip(means, means[1:]))
                 claims.append(Claim("T4", mi, "mean score over C falls from each budget to the next", trend, falling))
+    if source:
+        claims = [Claim(c.statement, f"{source}: {c.subject}", c.measure, c.values, c.holds) for c in claims]
     return claims
 
 

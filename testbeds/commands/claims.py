@@ -72,7 +72,7 @@ def run(args) -> int:
     table = []
     for flag, game, folders in (("--go-tables", "go", args.go_tables), ("--nogo-tables", "nogo", args.nogo_tables)):
         for folder in folders:
-            table += C.table_claims(_table_rows(folder, flag), game)
+            table += C.table_claims(_table_rows(folder, flag), game, source=Path(folder).name)
     if table:
         outputs["table"] = table
     costs = []
