@@ -33,7 +33,7 @@ from treepolicies.parallel import MAX_THREADS, MAX_VIRTUAL_LOSS, check_parallel
 from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
-           "PLAYER_FACTORIES", "SEARCH_OPTIONS"]
+           "PLAYER_FACTORIES", "SEARCH_OPTIONS", "with_search_keys"]
 
 SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize", "threads", "parallel",
                   "virtual_loss") + OPTION_KEYS
@@ -224,6 +224,24 @@ PLAYER_FACTORIES: dict[str, Callable] = {
     "random": _random_factory,
     "alphabeta": _alphabeta_factory,
 }
+
+
+def with_search_keys(spec: str, **keys) -> str:
+    """``spec`` with ``key=value`` appended for each of ``keys`` that is not None and not in the spec
+    already, when the spec names an MCTS player (a bandit policy); any other spec is returned as is.
+    (The command line's ``--threads N`` and ``--parallel MODE``: ``ucb1:c=0.5`` -> ``ucb1:c=0.5,threads=2``.)
+    """
+    try:
+        name, params = parse_spec(spec)
+    except ValueError:  # (make_player reports it)
+        return spec
+    if name not in POLICIES or name in PLAYER_FACTORIES:
+        return spec
+    extra = [f"{k}={v}" for k, v in keys.items() if v is not None and k not in params]
+    if not extra:
+        return spec
+    spec = spec.strip()
+    return spec + ("," if ":" in spec else ":") + ",".join(extra)
 
 
 def make_player(spec, *, playouts=None, seconds=None) -> Player:
