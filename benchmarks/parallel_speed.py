@@ -11,7 +11,10 @@ of each and its ratio to the single-threaded search (threads=1: the plain loop) 
 are printed.  The machine is measured too: the load average (``os.getloadavg``) before and after,
 and a control, the same compiled busy loop (no shared memory) run in 1 thread and in each thread
 count at once, whose ratio is the parallel speed-up the machine offers at that moment (a busy
-shared machine may offer none).  A measurement, not a test: nothing here asserts a speed.
+shared machine may offer none).  Each search's process CPU time is measured too: iterations per
+CPU second over the single-threaded search's is the parallel *efficiency* (locks, waiting and
+spinning cost CPU time), and threads x efficiency a projection of the ratio on idle cores, labelled
+as such.  A measurement, not a test: nothing here asserts a speed.
 """
 from __future__ import annotations
 
@@ -52,9 +55,14 @@ def control(threads: int, n: int = 100_000_000) -> float:
     return threads * one / (time.perf_counter() - t0)
 
 
-def rate(game, policy, iterations, threads, mode) -> float:
+def rate(game, policy, iterations, threads, mode) -> tuple:
+    """(iterations per wall-clock second, iterations per CPU second of the whole process)."""
+    cpu = time.process_time()
+    wall = time.perf_counter()
     r = search(game, policy, iterations=iterations, seed=0, early_stop=False, threads=threads, parallel=mode)
-    return r.iterations / r.elapsed
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - wall
+    return r.iterations / r.elapsed, r.iterations / cpu, cpu / wall
 
 
 def main(argv=None) -> int:
@@ -78,6 +86,8 @@ def main(argv=None) -> int:
             search(game, args.policy, iterations=min(n, 2000), seed=0, threads=max(counts), parallel=mode)
         search(game, args.policy, iterations=min(n, 2000), seed=0)
     rates = {c: [] for c in configs}
+    cpu_rates = {c: [] for c in configs}
+    cores = {c: [] for c in configs}
     controls = {t: [] for t in counts if t > 1}
     for rep in range(args.repeats):
         for t in controls:
@@ -85,23 +95,33 @@ def main(argv=None) -> int:
         for c in configs:
             g, mode, t = c
             game, n = games[g]
-            rates[c].append(rate(game, args.policy, n, t, mode if t > 1 else "tree"))
+            wall, cpu, used = rate(game, args.policy, n, t, mode if t > 1 else "tree")
+            cores[c].append(used)
+            rates[c].append(wall)
+            cpu_rates[c].append(cpu)
     load1 = os.getloadavg()
     print(f"load average after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}; {args.repeats} interleaved repeats, "
           f"policy {args.policy}")
     for t, xs in controls.items():
         print(f"control (independent busy loops, {t} threads / 1): median {statistics.median(xs):.2f}x "
               f"(min {min(xs):.2f}, max {max(xs):.2f})")
-    print(f"{'game':10} {'mode':5} {'threads':>7} {'it/s (median)':>14} {'ratio':>6}  ratios per repeat")
+    print("ratio: it/s over the single-threaded search's in the same repeat (median); efficiency: iterations per "
+          "CPU second (all threads) over the single-threaded search's; projected: threads x efficiency, the "
+          "ratio on that many idle cores if the CPU time stayed as measured (a projection, not a measurement)")
+    print("cores: CPU seconds per wall-clock second of the search (the cores it actually got)")
+    print(f"{'game':10} {'mode':5} {'threads':>7} {'it/s (median)':>14} {'ratio':>6} {'cores':>5} {'efficiency':>10} "
+          f"{'projected':>9}  ratios per repeat")
     for g in games:
         base = rates[(g, "-", 1)]
+        cbase = cpu_rates[(g, "-", 1)]
         for c in configs:
             if c[0] != g:
                 continue
             _, mode, t = c
             per = [x / b for x, b in zip(rates[c], base)]
-            print(f"{g:10} {mode:5} {t:7d} {statistics.median(rates[c]):14.0f} {statistics.median(per):6.2f}  "
-                  + " ".join(f"{x:.2f}" for x in per))
+            eff = statistics.median(x / b for x, b in zip(cpu_rates[c], cbase))
+            print(f"{g:10} {mode:5} {t:7d} {statistics.median(rates[c]):14.0f} {statistics.median(per):6.2f} "
+                  f"{statistics.median(cores[c]):5.2f} {eff:10.2f} {t * eff:9.2f}  " + " ".join(f"{x:.2f}" for x in per))
     return 0
 
 
