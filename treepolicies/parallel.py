@@ -34,7 +34,8 @@ playout, backup), with these rules for sharing:
 With the solver a terminal leaf's proof is written under its parent's lock, and proofs go up the
 path as in the single-threaded backup (a proof is a game-theoretic value: two threads proving the
 same node write the same value).  The early stop of a robust final move is checked after every
-iteration under the root's lock with the real counts and the iterations still to come.
+8th iteration of each thread, under the root's lock, with the real counts and the iterations still
+to come (so it never stops too early, and at most 8 iterations a thread late).
 Not deterministic: the threads' interleaving decides which thread sees which statistics.
 
 Leaf parallelism (Cazenave & Jouandeau 2007).  One thread descends and expands exactly as the
@@ -78,8 +79,8 @@ MAX_THREADS = 256
 MAX_VIRTUAL_LOSS = 1000
 SPINS_BEFORE_YIELD = 200
 
-#: slots of the control array of one tree-parallel run
-C_CLAIMED, C_DONE, C_STOP = 0, 1, 2
+#: slots of the control array of one tree-parallel run (iterations claimed, the stop status)
+C_CLAIMED, C_STOP = 0, 2
 #: slots of the leaf-parallel sync array
 L_GEN, L_ACK, L_ACTIVE, L_MOVER, L_QUIT = 0, 1, 2, 3, 4
 
@@ -171,9 +172,10 @@ def _expand_locked(tree, node, moves, n, child_mover, pk, params, valid):
 
 
 @nb.njit(cache=True, nogil=True, error_model="numpy")
-def _backup_locked(tree, leaf, value, pk, params, solver, vl, locks, pend, mark):
+def _backup_locked(tree, leaf, value, pk, params, solver, vl, locks, pend, mark, ends):
     """backup() with the locks: each edge p -> c under p's lock removes c's virtual loss and records
-    the result (tree.backup's rule); ``mark``: the leaf is terminal, proven with ``value`` first."""
+    the result (tree.backup's rule); ``mark``: the leaf is terminal, proven with ``value`` first.
+    ``ends[leaf]`` += 1 under the leaf's parent's lock (the root's own for the root)."""
     parent, mover, proven, stats, first, nchild = (tree.parent, tree.mover, tree.proven, tree.stats, tree.first,
                                                    tree.nchild)
     node = leaf
@@ -181,14 +183,17 @@ def _backup_locked(tree, leaf, value, pk, params, solver, vl, locks, pend, mark)
     if parent[leaf] < 0:  # the root itself (proven, or a root without room for its children)
         lock(locks, leaf)
         record(stats, leaf, v)
+        ends[leaf] += 1
         unlock(locks, leaf)
         return
     proving = solver and (mark or proven[leaf] >= 0.0)
     while parent[node] >= 0:
         p = parent[node]
         lock(locks, p)
-        if mark and node == leaf:
-            proven[leaf] = value
+        if node == leaf:
+            ends[leaf] += 1
+            if mark:
+                proven[leaf] = value
         f = first[p]
         n = nchild[p]
         stats[COUNT, node] -= vl
@@ -242,6 +247,7 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
     ``n_iter`` iterations are claimed by all threads together."""
     parent, first, mover, proven, stats, move = (tree.parent, tree.first, tree.mover, tree.proven, tree.stats,
                                                  tree.move)
+    mine = 0  # iterations this thread completed
     while atomic_load(ctl, C_STOP) == 0:
         if solver and proven[0] >= 0.0:
             _stop(ctl, PROVEN)
@@ -293,14 +299,14 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
             _undo(tree, node, vl, locks, pend)
             _stop(ctl, status)
             break
-        _backup_locked(tree, node, value, pk, params, solver, vl, locks, pend, mark)
-        atomic_add(ends, node, 1)
-        atomic_add(ctl, C_DONE, 1)
+        _backup_locked(tree, node, value, pk, params, solver, vl, locks, pend, mark, ends)
+        mine += 1
         if solver and proven[0] >= 0.0:
             _stop(ctl, PROVEN)
-        elif early >= 0 and _leader_safe_locked(tree, early - (stats[COUNT, 0] - c_start), vl, locks, pend):
-            _stop(ctl, EARLY)
-    return atomic_load(ctl, C_DONE)
+        elif early >= 0 and (mine & 7) == 0 and _leader_safe_locked(tree, early - (stats[COUNT, 0] - c_start), vl,
+                                                                      locks, pend):
+            _stop(ctl, EARLY)  # (checked every 8th iteration of a thread: a stop never comes too early)
+    return mine
 
 
 @nb.njit(cache=True, inline="always")
@@ -570,9 +576,8 @@ def run_tree_parallel(game, tree, policy, streams, iterations, deadline, solver,
         futures = [pool.submit(loop, arrays, root_state, pk, params, sc.valid, sc.rng, sc.work, sc.moves, sc.s, chunk,
                                bool(solver), left, c_start, float(vl), par.locks, par.pend, par.ends, ctl)
                    for sc in scratch]
-        for f in futures:
-            f.result()
-        return int(ctl[C_DONE]), int(ctl[C_STOP])
+        done = sum(int(f.result()) for f in futures)
+        return done, int(ctl[C_STOP])
 
     with ThreadPoolExecutor(threads, thread_name_prefix="banditree-tree") as pool:
         return _chunked(step, iterations, deadline, grow, threads)
