@@ -41,7 +41,9 @@ Not deterministic: the threads' interleaving decides which thread sees which sta
 Leaf parallelism (Cazenave & Jouandeau 2007).  One thread descends and expands exactly as the
 single-threaded loop does; then N playouts start from the leaf at once, one per thread (slot k
 plays with stream k), and the master backs up the N results in slot order (each is an iteration).
-The helpers wait for the next leaf spinning (yielding the core after a few hundred tries).  A
+The helpers wait for the next leaf spinning (yielding the core after a few hundred tries); a slot
+no helper has taken when the master's own playout is done is played by the master (each slot is
+claimed by a compare-and-swap), so a helper waiting for a core on a busy machine costs little.  A
 terminal or proven leaf is backed up once, without playouts.  Because every slot has its own
 stream and the order of the backups is fixed, leaf parallelism gives the same result for the same
 seed and thread count (only its speed depends on the machine).
@@ -81,8 +83,9 @@ SPINS_BEFORE_YIELD = 200
 
 #: slots of the control array of one tree-parallel run (iterations claimed, the stop status)
 C_CLAIMED, C_STOP = 0, 2
-#: slots of the leaf-parallel sync array
-L_GEN, L_ACK, L_ACTIVE, L_MOVER, L_QUIT = 0, 1, 2, 3, 4
+#: slots of the leaf-parallel sync array: generation, the leaf's mover, quit; slot k's claim at L_CLAIM + k
+#: (0 free, 1 taken, 2 done)
+L_GEN, L_MOVER, L_QUIT, L_CLAIM = 0, 1, 2, 8
 
 
 def check_parallel(threads, parallel, virtual_loss):
@@ -311,8 +314,13 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
 
 @nb.njit(cache=True, inline="always")
 def _leaf_master(key, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early, states, values,
-                 sync):
-    """Thread 0 of a leaf-parallel run: descents, expansions, playout slot 0 and every backup."""
+                 rngs, sync):
+    """Thread 0 of a leaf-parallel run: descents, expansions, playout slot 0 and every backup.
+
+    Slot k >= 1 of a leaf is claimed (CAS 0 -> 1 on its claim word) by helper k or, if the helper
+    has not taken it when slot 0 is done, by the master itself; either plays it with stream
+    ``rngs[k]`` from ``states[k]``, so the result does not depend on who played it (and a busy
+    machine, whose helper threads wait for a core, costs little)."""
     move, mover, proven, path = tree.move, tree.mover, tree.proven, tree.path
     s = states[0]
     slots = states.shape[0]
@@ -354,20 +362,27 @@ def _leaf_master(key, pk, tree, root_state, params, valid, rng, work, moves, n_i
                 done += 1
             else:
                 m = min(slots, n_iter - done)
-                for k in range(1, slots):
+                who = mover[node]
+                for k in range(1, m):
                     states[k, :] = s
-                sync[L_ACTIVE] = m
-                sync[L_MOVER] = mover[node]
-                atomic_xchg(sync, L_ACK, 0)
-                atomic_add(sync, L_GEN, 1)  # (seq_cst: the states and slots above are visible first)
+                sync[L_MOVER] = who
+                for k in range(1, slots):  # (seq_cst: the states and the mover above are visible first)
+                    atomic_xchg(sync, L_CLAIM + k, 0 if k < m else 2)
+                atomic_add(sync, L_GEN, 1)
                 _playout(key, s, rng)
-                values[0] = _result(key, s, mover[node])
-                spins = 0
-                while atomic_load(sync, L_ACK) < slots - 1:
-                    spins += 1
-                    if spins >= SPINS_BEFORE_YIELD:
-                        cpu_yield()
-                        spins = 0
+                values[0] = _result(key, s, who)
+                for k in range(1, m):  # the slots no helper has taken yet
+                    if atomic_cas(sync, L_CLAIM + k, 0, 1) == 0:
+                        _playout(key, states[k], rngs[k])
+                        values[k] = _result(key, states[k], who)
+                        atomic_xchg(sync, L_CLAIM + k, 2)
+                for k in range(1, m):
+                    spins = 0
+                    while atomic_load(sync, L_CLAIM + k) != 2:
+                        spins += 1
+                        if spins >= SPINS_BEFORE_YIELD:
+                            cpu_yield()
+                            spins = 0
                 bad = False
                 for k in range(m):
                     if not (0.0 <= values[k] <= 1.0):
@@ -390,7 +405,8 @@ def _leaf_master(key, pk, tree, root_state, params, valid, rng, work, moves, n_i
 
 @nb.njit(cache=True, inline="always")
 def _leaf_helper(key, k, states, values, rngs, sync):
-    """Slot k (>= 1) of a leaf-parallel run: a playout from each new leaf the master publishes."""
+    """Slot k (>= 1) of a leaf-parallel run: a playout from each new leaf the master publishes,
+    unless the master took the slot first (its claim word, _leaf_master)."""
     seen = 0  # (the driver zeroes sync before the threads start)
     s = states[k]
     rng = rngs[k]
@@ -404,10 +420,10 @@ def _leaf_helper(key, k, states, values, rngs, sync):
         seen = atomic_load(sync, L_GEN)
         if atomic_load(sync, L_QUIT) != 0:
             return 0
-        if k < sync[L_ACTIVE]:
+        if atomic_cas(sync, L_CLAIM + k, 0, 1) == 0:
             _playout(key, s, rng)
             values[k] = _result(key, s, sync[L_MOVER])
-        atomic_add(sync, L_ACK, 1)
+            atomic_xchg(sync, L_CLAIM + k, 2)
 
 
 _LOOPS: dict = {}
@@ -471,16 +487,16 @@ def _build_leaf(key, pkey):
     if pkey is None:
         @nb.njit(cache=True, nogil=True, error_model="numpy")
         def leaf_master(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, states, values,
-                        sync):
+                        rngs, sync):
             return _leaf_master(key, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early,
-                                states, values, sync)
+                                states, values, rngs, sync)
         return leaf_master, leaf_helper
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def leaf_master_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, states,
-                           values, sync):
+                           values, rngs, sync):
         return _leaf_master(key, pkey, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early,
-                            states, values, sync)
+                            states, values, rngs, sync)
     return leaf_master_policy, leaf_helper
 
 
@@ -515,28 +531,31 @@ def compile_parallel(game, tree, policy, solver, parallel, specialize) -> None:
     else:
         master, helper = make_leaf_loop(game.kernels, pol)
         states = np.empty((2,) + game.state.shape, game.state.dtype)
-        sync = np.zeros(8, np.int64)
+        sync = np.zeros(L_CLAIM + 2, np.int64)
+        rngs = np.ones((2, 4), np.uint64)
         with notice(f"the leaf-parallel search loop for {name}"):
             sync[L_QUIT] = 1
             sync[L_GEN] = 1
-            helper(1, states, np.zeros(2), np.ones((2, 4), np.uint64), sync)  # returns at once (quit)
+            helper(1, states, np.zeros(2), rngs, sync)  # returns at once (quit)
             sync[:] = 0
             # slots=1: the master never waits for a helper
             master(tree.arrays, game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
-                   np.empty(m, np.int64), 0, bool(solver), -1, states[:1], np.zeros(1), sync)
+                   np.empty(m, np.int64), 0, bool(solver), -1, states[:1], np.zeros(1), rngs[:1], sync)
 
 
 def _chunked(step, iterations, deadline, grow, threads):
     """The driver's loop: ``step(chunk, left) -> (n, status)``; grows the tree when full."""
     done = 0
+    first = True
     chunk = 64 * threads if deadline is not None else iterations
     while True:
         if iterations is not None:
             chunk = min(chunk, iterations - done)
             if chunk <= 0:
                 return done, "iterations"
-        if deadline is not None and time.perf_counter() >= deadline:
+        if deadline is not None and time.perf_counter() >= deadline and not first:
             return done, "seconds"
+        first = False  # (one chunk runs whatever the clock says: a search makes at least one iteration)
         t0 = time.perf_counter()
         n, status = step(chunk, iterations - done if iterations is not None else -1)
         done += n
@@ -593,14 +612,14 @@ def run_leaf_parallel(game, tree, policy, streams, iterations, deadline, solver,
     states = np.empty((slots,) + game.state.shape, game.state.dtype)
     values = np.zeros(slots)
     rngs = np.stack([st.state for st in streams])
-    sync = np.zeros(8, np.int64)
+    sync = np.zeros(L_CLAIM + slots, np.int64)
 
     def step(chunk, left):
         sync[:] = 0
         futures = [pool.submit(helper, k, states, values, rngs, sync) for k in range(1, slots)]
         try:
             n, status = master(tree.arrays, root_state, pk, params, sc.valid, sc.rng, sc.work, sc.moves, chunk,
-                               bool(solver), left if early else -1, states, values, sync)
+                               bool(solver), left if early else -1, states, values, rngs, sync)
         finally:
             sync[L_QUIT] = 1
             sync[L_GEN] += 1
@@ -608,9 +627,8 @@ def run_leaf_parallel(game, tree, policy, streams, iterations, deadline, solver,
                 f.result()
         return n, status
 
-    rngs_out = rngs  # the helpers advance rows 1.. of rngs; thread 0 advances the search's stream
     with ThreadPoolExecutor(max(1, slots - 1), thread_name_prefix="banditree-leaf") as pool:
         result = _chunked(step, iterations, deadline, grow, 1)
-    for k in range(1, slots):
-        streams[k].state[:] = rngs_out[k]
+    for k in range(1, slots):  # (slot k advanced its row of rngs; slot 0 the search's own stream)
+        streams[k].state[:] = rngs[k]
     return result

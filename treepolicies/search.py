@@ -307,9 +307,12 @@ def _search_root(game, policy, iterations, seconds, seed, final, solver, node_ca
         shares = [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
     jobs = [(share, st) for share, st in zip(shares, streams) if share != 0]
 
+    deadline = None
+
     def one(job):
         share, st = job
-        return search(game, policy, iterations=share, seconds=seconds, seed=st, final=final, solver=solver,
+        left = None if seconds is None else max(1e-4, deadline - time.perf_counter())  # one clock for all trees
+        return search(game, policy, iterations=share, seconds=left, seed=st, final=final, solver=solver,
                       node_cap=node_cap, early_stop=early_stop, compiled=compiled, specialize=specialize,
                       options=options)
 
@@ -317,6 +320,7 @@ def _search_root(game, policy, iterations, seconds, seed, final, solver, node_ca
            solver=solver, node_cap=node_cap, compiled=compiled, specialize=specialize,
            options=options)  # compiles (or loads) everything in this thread, outside the clock
     start = time.perf_counter()
+    deadline = None if seconds is None else start + seconds
     with ThreadPoolExecutor(len(jobs), thread_name_prefix="banditree-root") as pool:
         results = list(pool.map(one, jobs))
     elapsed = time.perf_counter() - start
