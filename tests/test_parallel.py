@@ -235,3 +235,29 @@ def test_player_specs_take_the_parallel_keys():
                         ("ucb1:threads=2,parallel=root,reuse=true", "reuse=true does not combine with parallel=root")]:
         with pytest.raises(ValueError, match=words):
             make_player(spec, playouts=100)
+
+
+def test_match_and_gtp_take_threads_and_parallel(capsys, monkeypatch):
+    import io
+    import sys
+
+    from testbeds.cli import main
+    from treepolicies.players import with_search_keys
+
+    assert with_search_keys("ucb1", threads=2) == "ucb1:threads=2"
+    assert with_search_keys("ucb1:c=0.5,threads=3", threads=2, parallel="root") == "ucb1:c=0.5,threads=3,parallel=root"
+    assert with_search_keys("random", threads=2) == "random"
+    rc = main(["match", "--game", "tictactoe", "--a", "ucb1:c=1.4", "--b", "random", "--playouts", "200",
+               "--games", "2", "--seed", "0", "--no-progress", "--threads", "2", "--parallel", "root"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "A = ucb1:c=1.4,threads=2,parallel=root, B = random" in out
+    assert main(["match", "--game", "tictactoe", "--a", "ucb1", "--b", "random", "--playouts", "5",
+                 "--threads", "0"]) == 2
+    assert "--threads must be an integer in 1..256, got 0" in capsys.readouterr().err
+    assert main(["match", "--game", "nim", "--a", "ucb1", "--b", "random", "--playouts", "5", "--threads", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "parallel='tree' runs compiled threads" in err and err.count("\n") == 1
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"genmove b\nquit\n")))
+    assert main(["gtp", "--game", "go", "--size", "5", "--player", "ucb1:c=0.5", "--playouts", "300",
+                 "--threads", "2"]) == 0
+    assert capsys.readouterr().out.startswith("= ")

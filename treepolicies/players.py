@@ -30,7 +30,7 @@ from bandits.spec import parse_bool, parse_spec
 from treepolicies.alphabeta import MAX_DEPTH, alphabeta
 from treepolicies.options import OPTION_KEYS, SearchOptions, options_from_spec
 from treepolicies.parallel import MAX_THREADS, MAX_VIRTUAL_LOSS, check_parallel
-from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
+from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, check_shared, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
            "PLAYER_FACTORIES", "SEARCH_OPTIONS", "with_search_keys"]
@@ -105,6 +105,8 @@ class MCTSPlayer(Player):
         if self.reuse and self.threads > 1 and self.parallel == "root":
             raise ValueError("reuse=true does not combine with parallel=root (its trees are rebuilt every move); "
                              "use parallel=tree or leaf")
+        if self.threads > 1 and self.parallel != "root":
+            check_shared(None, self.options, True, self.parallel)
         extra = [f"{k}={v}" for k, v, d in (("threads", self.threads, 1), ("parallel", self.parallel, "tree"),
                                             ("virtual_loss", self.virtual_loss, 1)) if v != d]
         self.name = name or ",".join([make_policy(policy).spec] + self.options.spec_items() + extra)
@@ -126,6 +128,13 @@ class MCTSPlayer(Player):
         self.last = result
         self._tree = result.tree if self.reuse else None
         return result.move
+
+    def check_game(self, game) -> None:
+        """ValueError (one line) when this player's search cannot run on ``game`` (a Python game with
+        tree or leaf parallelism), before any game starts."""
+        if self.threads > 1 and self.parallel != "root":
+            compiled = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
+            check_shared(game, self.options, compiled, self.parallel)
 
     def _parallel(self) -> dict:
         return dict(threads=self.threads, parallel=self.parallel, virtual_loss=self.virtual_loss)

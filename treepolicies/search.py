@@ -202,7 +202,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         _check_transpositions(game, options, compiled, solver, tree)
     shared = threads > 1  # tree or leaf parallelism: threads on one tree
     if shared:
-        _check_shared(game, options, compiled, parallel)
+        check_shared(game, options, compiled, parallel)
     stream = make_stream(seed)
     key = _key(game)
 
@@ -265,10 +265,11 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     return _result(tree, policy, done, elapsed, reason, final, solver)
 
 
-def _check_shared(game, options, compiled, parallel) -> None:
-    """Refuse, in one line, what tree and leaf parallelism do not support (treepolicies.parallel)."""
+def check_shared(game, options, compiled, parallel) -> None:
+    """Refuse, in one line, what tree and leaf parallelism do not support (treepolicies.parallel);
+    ``game`` None: check the options alone."""
     name = getattr(game, "name", "") or type(game).__name__
-    if not compiled:
+    if game is not None and not compiled:
         raise ValueError(f"parallel={parallel!r} runs compiled threads, so it needs a compiled game (with kernels) "
                          f"searched compiled; {name} is not (parallel='root' works with any game)")
     clash = [k for k, on in (("rave", options.rave), ("rollout", options.rollout != "random"),
@@ -280,7 +281,7 @@ def _check_shared(game, options, compiled, parallel) -> None:
     if clash:
         raise ValueError(f"parallel={parallel!r} does not combine with {', '.join(clash)} yet "
                          "(parallel='root' combines with every option)")
-    if getattr(game, "reward_bounds", None) is not None:
+    if game is not None and getattr(game, "reward_bounds", None) is not None:
         raise ValueError(f"parallel={parallel!r} does not combine with reward_bounds yet ({name} declares them; "
                          "parallel='root' works)")
 

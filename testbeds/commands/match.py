@@ -66,6 +66,8 @@ def run(args) -> int:
     args.a, args.b = parallel_spec(args.a, args), parallel_spec(args.b, args)
     a = _player("--a", args.a, args)
     b = _player("--b", args.b, args)
+    _check_game("--a", a, args.game, options)
+    _check_game("--b", b, args.game, options)
     a.close()
     b.close()
     config = MatchConfig(game=args.game, a=args.a, b=args.b, playouts=args.playouts, seconds=args.seconds,
@@ -93,6 +95,18 @@ def _player(flag, spec, args):
         return make_player(spec, playouts=args.playouts, seconds=args.seconds)
     except ValueError as exc:
         raise ValueError(f"{flag} {spec!r}: {exc}") from None
+
+
+def _check_game(flag, player, game, options) -> None:
+    """A player whose search cannot run on ``game`` (e.g. threads on a Python game): ValueError naming ``flag``."""
+    from treepolicies.games import make_game
+
+    check = getattr(player, "check_game", None)
+    if check is not None:
+        try:
+            check(make_game(game, **options))
+        except ValueError as exc:
+            raise ValueError(f"{flag} {player.name!r}: {exc}") from None
 
 
 def game_options(game: str, options: dict) -> None:
