@@ -20,7 +20,8 @@ playout, backup), with these rules for sharing:
   MEAN and 1/sqrt(COUNT) recomputed), so the other threads see a worse, more visited child and
   spread out; ``pend[c]`` counts the descents in flight through c.  The backup removes the V visits
   and records the real one under the same lock.  The real visit count of c is
-  ``COUNT[c] - V pend[c]``; expansion at the second *real* visit;
+  ``COUNT[c] - V pend[c]``, read when c is selected (under p's lock); expansion at the second
+  real visit (a node that had real visits when selected);
 * expansion under the node's lock: the node is re-checked under it, its children are allocated by a
   compare-and-swap on the node counter (``meta[0]``), initialised, and published by the unlock, so
   no node is created twice and none lost; a thread that finds the node expanded selects a child;
@@ -262,6 +263,7 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
         status = RUNNING
         value = 0.0
         mark = False
+        seen = 0.0
         while True:  # selection (and expansion), one node's lock at a time
             lock(locks, node)
             if solver and proven[node] >= 0.0:
@@ -274,7 +276,7 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
                     value = _result(key, s, mover[node])
                     mark = solver
                     break
-                if parent[node] >= 0 and stats[COUNT, node] - vl * pend[node] <= 0.0:
+                if parent[node] >= 0 and seen <= 0.0:
                     unlock(locks, node)  # a first visit: the playout starts here
                     _playout(key, s, rng)
                     value = _result(key, s, mover[node])
@@ -289,6 +291,7 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
                 unlock(locks, node)
                 status = BAD_ARM
                 break
+            seen = stats[COUNT, child] - vl * pend[child]  # its real visits, read under the lock that guards them
             if vl > 0:
                 stats[COUNT, child] += vl
                 _refresh(stats, child)
