@@ -517,6 +517,10 @@ class _Scratch:
         self.rng = stream.state
 
 
+#: what compile_parallel has compiled (or loaded) in this process
+_READY: set = set()
+
+
 def compile_parallel(game, tree, policy, solver, parallel, specialize) -> None:
     """Compile (or load) the loops of a ``parallel`` search before its clock starts."""
     pk = policy.kernels
@@ -524,6 +528,9 @@ def compile_parallel(game, tree, policy, solver, parallel, specialize) -> None:
     m = max(1, int(game.max_moves))
     name = getattr(game, "name", type(game).__name__)
     pol = policy if specialize else None
+    ready = (parallel, game.kernels, _policy_key(pol), pk, bool(solver), game.state.dtype)
+    if ready in _READY:  # (a player searches every move: compile-check each loop once)
+        return
     if parallel == "tree":
         loop = make_tree_loop(game.kernels, pol)
         par = new_par(tree.capacity)
@@ -544,6 +551,7 @@ def compile_parallel(game, tree, policy, solver, parallel, specialize) -> None:
             # slots=1: the master never waits for a helper
             master(tree.arrays, game.state.copy(), pk, policy.params, np.ones(m, np.bool_), rng, np.empty(m),
                    np.empty(m, np.int64), 0, bool(solver), -1, states[:1], np.zeros(1), rngs[:1], sync)
+    _READY.add(ready)
 
 
 def _chunked(step, iterations, deadline, grow, threads):
