@@ -10,7 +10,9 @@ of an int32 or int64 array:
     atomic_xchg(a, i, v) -> old     a[i] = v, returns the value before
     atomic_load(a, i) -> value      a load no compiler may hoist out of a loop
 
-A spinlock is one int32 word, 0 free and 1 held: :func:`lock` spins on ``cas(0 -> 1)`` (yielding
+A spinlock is one int32 word, 0 free and 1 held: :func:`lock` tries ``cas(0 -> 1)`` and, while the
+word is held, waits reading it (test-and-test-and-set: the waiting core does not take the line
+from the holder on every try; yielding
 the core with ``sched_yield`` after a few hundred failed tries, so that a thread whose lock holder
 was descheduled on a busy machine does not burn its time slice), :func:`unlock` writes 0 with
 ``xchg`` (a release).  Code between them sees every write made under the same lock before.
@@ -113,10 +115,11 @@ def lock(locks, i):
     """Take spinlock ``locks[i]`` (int32 array; 0 free, 1 held)."""
     spins = 0
     while atomic_cas(locks, i, 0, 1) != 0:
-        spins += 1
-        if spins >= SPINS_BEFORE_YIELD:
-            cpu_yield()
-            spins = 0
+        while atomic_load(locks, i) != 0:  # test-and-test-and-set: wait with plain reads of the cache line
+            spins += 1
+            if spins >= SPINS_BEFORE_YIELD:
+                cpu_yield()
+                spins = 0
 
 
 @nb.njit(cache=True, nogil=True)
