@@ -4,14 +4,69 @@ No timing assertions: what is checked is that no visit is lost or counted twice,
 parallelism is exactly the sum of independent searches, that the solver still proves, that every
 mode runs on every game with every policy, and that bad values are refused in one line.
 """
+import numba as nb
 import numpy as np
 import pytest
 
 import bandits
-from bandits.rng import Stream
+from bandits.rng import Stream, randint
 from bandits.stats import COUNT, MEAN, SUM
 from treepolicies import ConnectFour, TicTacToe, make_player, search
-from treepolicies.games import GAMES, make_game
+from treepolicies.games import GAMES, CompiledGame, GameKernels, make_game
+
+@nb.njit(cache=True)
+def _nim_legal(state, out):
+    n = min(3, state[0])
+    for j in range(n):
+        out[j] = j + 1
+    return n
+
+
+@nb.njit(cache=True)
+def _nim_play(state, move):
+    state[0] -= move
+    state[1] = 1 - state[1]
+
+
+@nb.njit(cache=True)
+def _nim_to_move(state):
+    return state[1]
+
+
+@nb.njit(cache=True)
+def _nim_terminal(state):
+    return state[0] == 0
+
+
+@nb.njit(cache=True)
+def _nim_result(state, player):
+    return 1.0 if player == 1 - state[1] else 0.0  # who took the last stone wins
+
+
+@nb.njit(cache=True)
+def _nim_playout(state, rng):
+    while state[0] > 0:
+        _nim_play(state, randint(rng, min(3, state[0])) + 1)
+
+
+class CompiledNim(CompiledGame):
+    """A user's compiled game (one pile, take 1 to 3 stones, the last stone wins): not a built-in."""
+
+    kernels = GameKernels(_nim_legal, _nim_play, _nim_to_move, _nim_terminal, _nim_result, _nim_playout)
+    max_moves, name = 3, "compiled-nim"
+
+    def __init__(self, stones=10):
+        self.state = np.array([stones, 0], np.int64)
+
+
+@pytest.mark.parametrize("mode", ["tree", "root", "leaf"])
+def test_a_users_compiled_game_in_every_mode(mode):
+    # from 10 stones the winning move takes 2 (leaving a multiple of 4)
+    r = search(CompiledNim(10), "ucb1", iterations=4000, seed=0, threads=2, parallel=mode, early_stop=False)
+    assert r.move == 2 and r.visits.sum() == 4000
+    if mode == "tree":
+        check_tree(r.tree, 4000)
+
 
 # every built-in policy (the zoo included), with the variants whose per-node state differs
 BUILTIN = [name for name in bandits.POLICIES if not name.startswith("t_")]
