@@ -27,6 +27,11 @@ Enhancements (:mod:`treepolicies.options`, docs/enhancements.md): ``rave``, ``ra
 ``rave_k``, ``rave_bias``, ``grave_ref``, ``rollout``, ``rollout_cap`` and ``reward_bounds`` are
 keywords of :func:`search` (and keys of player specs); with all of them at their defaults the search
 is exactly the plain one.  An option a game or driver cannot support is refused with one line.
+
+Parallel search (:mod:`treepolicies.parallel`, docs/parallel.md): ``threads=N`` with
+``parallel="tree"`` (one shared tree, per-node locks, ``virtual_loss``), ``"root"`` (N independent
+searches, :func:`_search_root`) or ``"leaf"`` (N playouts per descent); ``threads=1`` is the search
+above, unchanged.
 """
 from __future__ import annotations
 
