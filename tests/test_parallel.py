@@ -4,9 +4,12 @@ No timing assertions: what is checked is that no visit is lost or counted twice,
 parallelism is exactly the sum of independent searches, that the solver still proves, that every
 mode runs on every game with every policy, and that bad values are refused in one line.
 """
+import math
+
 import numba as nb
 import numpy as np
 import pytest
+import scipy.special
 
 import bandits
 from bandits.rng import Stream, randint
@@ -218,10 +221,17 @@ def test_every_mode_runs_every_game_with_every_builtin_policy(mode, game_name):
         assert np.all((r.values >= 0) & (r.values <= 1)), spec
 
 
+@bandits.index_policy("t_par_python", c=1.0)
+def _python_ucb(stats, i, t, params, state):  # numba cannot compile it (scipy): it runs as Python, taking the GIL
+    return stats[MEAN, i] + params[0] * scipy.special.erfinv(1.0 - 1.0 / (t + 1.0)) / math.sqrt(stats[COUNT, i])
+
+
 def test_plugin_policies_run_in_every_mode():
+    # (tests/plugin_policies.py's own Python policy, t_scipy_ucb, is left to tests/test_plugins.py, which
+    # checks the notice its first use prints once per process; t_par_python above is the same kind)
     bandits.load_plugin("tests/plugin_policies.py")
     for mode in ("tree", "root", "leaf"):
-        for spec in ("t_ucb1tuned", "t_etc", "t_scipy_ucb"):
+        for spec in ("t_ucb1tuned", "t_etc", "t_par_python"):
             r = search(ConnectFour(), spec, iterations=150, seed=0, threads=2, parallel=mode, early_stop=False)
             assert r.visits.sum() == 150
             if mode == "tree":
