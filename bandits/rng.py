@@ -258,7 +258,7 @@ class Stream:
     def spawn(self) -> "Stream":
         """An independent child stream seeded from this one's next output (advances this one)."""
         child = Stream.__new__(Stream)
-        child.state = stream_state(next_u64(self.state), np.uint64(0), np.uint64(0))
+        child.state = stream_state(np.uint64(next_u64(self.state)), np.uint64(0), np.uint64(0))
         return child
 
     def random(self) -> float:

@@ -250,12 +250,12 @@ def compile_loop(loop, game_name: str, *args) -> None:
 
 def _build(key, pkey):
     if pkey is None:
-        @nb.njit(cache=True, error_model="numpy")
+        @nb.njit(cache=True, nogil=True, error_model="numpy")
         def run(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
             return _run(key, pk, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early)
         return run
 
-    @nb.njit(cache=True, error_model="numpy")
+    @nb.njit(cache=True, nogil=True, error_model="numpy")
     def run_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early):
         return _run(key, pkey, tree, root_state, params, valid, rng, work, moves, n_iter, solver, early)
     return run_policy
@@ -263,14 +263,14 @@ def _build(key, pkey):
 
 def _build_enhanced(key, rkey, pkey, prkey):
     if pkey is None:
-        @nb.njit(cache=True, error_model="numpy")
+        @nb.njit(cache=True, nogil=True, error_model="numpy")
         def run_enhanced(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, opts, view,
                          plies, seen, cmap, pbuf):
             return _run_enhanced(key, rkey, prkey, pk, tree, root_state, params, valid, rng, work, moves, n_iter,
                                  solver, early, opts, view, plies, seen, cmap, pbuf)
         return run_enhanced
 
-    @nb.njit(cache=True, error_model="numpy")
+    @nb.njit(cache=True, nogil=True, error_model="numpy")
     def run_enhanced_policy(tree, root_state, pk, params, valid, rng, work, moves, n_iter, solver, early, opts,
                             view, plies, seen, cmap, pbuf):
         return _run_enhanced(key, rkey, prkey, pkey, tree, root_state, params, valid, rng, work, moves, n_iter,

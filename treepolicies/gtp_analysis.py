@@ -161,7 +161,9 @@ class LzSession:
         """Search one more interval (or ``iterations``) and return the report line."""
         p = self.player
         kw = dict(final=p.final, solver=p.solver, node_cap=p.node_cap, specialize=p.specialize, options=p.options,
-                  early_stop=False, seed=self.stream, tree=self.tree)
+                  early_stop=False, seed=self.stream, tree=self.tree, **p._parallel())
+        if kw["parallel"] == "root":  # the analysis grows one tree, so a root-parallel player shares it
+            kw["parallel"] = "tree"
         if self.iterations is not None:
             result = search(self.game, p.policy, iterations=self.iterations, **kw)
         else:

@@ -139,6 +139,8 @@ class SearchOptions:
             raise ValueError(f"evaluator must be a function or a registered evaluator name, got {self.evaluator!r}")
         object.__setattr__(self, "eval_batch", _number("eval_batch", self.eval_batch, 1, 4096, integer=True))
         object.__setattr__(self, "value_mix", _number("value_mix", self.value_mix, 0.0, 1.0))
+        if self.evaluator is None and (self.value_mix > 0.0 or self.eval_batch != 1):
+            raise ValueError("eval_batch and value_mix go with evaluator=...")  # (refused when parsed, not at a move)
         if not isinstance(self.transpositions, (bool, np.bool_)):
             raise ValueError(f"transpositions must be true or false, got {self.transpositions!r}")
         object.__setattr__(self, "transpositions", bool(self.transpositions))

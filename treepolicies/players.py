@@ -8,7 +8,8 @@ Player specs (``make_player``):
 
 * a bandit spec, e.g. ``ucb1:c=1.4``, ``miucb:episodic=true,final=max``: an :class:`MCTSPlayer`
   with that node policy; the keys ``final=robust|max``, ``solver=true|false``, ``reuse=true|false``
-  ``node_cap=N`` and ``specialize=true|false`` go to the search, as do the enhancement keys of
+  ``node_cap=N``, ``specialize=true|false``, ``threads=N``, ``parallel=tree|root|leaf`` and
+  ``virtual_loss=V`` (docs/parallel.md) go to the search, as do the enhancement keys of
   :mod:`treepolicies.options` (``rave=true``, ``rave_k=``, ``rave_schedule=hand|mse``,
   ``rave_bias=``, ``grave_ref=N``, ``rollout=random|heuristic``, ``rollout_cap=N``,
   ``reward_bounds=lo:hi``); the rest go to the policy;
@@ -28,12 +29,14 @@ from bandits.rng import make_stream, randint
 from bandits.spec import parse_bool, parse_spec
 from treepolicies.alphabeta import MAX_DEPTH, alphabeta
 from treepolicies.options import OPTION_KEYS, SearchOptions, options_from_spec
-from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, reroot, search
+from treepolicies.parallel import MAX_THREADS, MAX_VIRTUAL_LOSS, check_parallel
+from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, check_shared, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
-           "PLAYER_FACTORIES", "SEARCH_OPTIONS"]
+           "PLAYER_FACTORIES", "SEARCH_OPTIONS", "with_search_keys"]
 
-SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize") + OPTION_KEYS
+SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize", "threads", "parallel",
+                  "virtual_loss") + OPTION_KEYS
 #: Ranges of an MCTS player's budget and node cap: a move's search counts in 64-bit integers and a
 #: clock; the smallest node cap holds the root and its children on every board up to 19x19 Go
 #: (1 + 362 nodes) with room to grow, the largest is about 100 GB of tree for UCB1 (93 B a node).
@@ -70,10 +73,12 @@ class MCTSPlayer(Player):
     the next root (default False: every move searched afresh, as in Liu & Tsuruoka's experiments);
     specialize: compile the policy into the game's search loop (treepolicies.search), for long runs.
     options: a treepolicies.options.SearchOptions (RAVE, rollouts, ...), or None for the plain search.
+    threads, parallel, virtual_loss: parallel search (treepolicies.search, docs/parallel.md).
     """
 
     def __init__(self, policy, playouts=None, seconds=None, final="robust", solver=False, reuse=False,
-                 node_cap=DEFAULT_NODE_CAP, name=None, specialize=False, options=None):
+                 node_cap=DEFAULT_NODE_CAP, name=None, specialize=False, options=None, threads=1, parallel="tree",
+                 virtual_loss=1):
         if playouts is None and seconds is None:
             raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
         if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer))
@@ -96,7 +101,15 @@ class MCTSPlayer(Player):
         self.options = options or SearchOptions()
         if self.reuse and self.options.transpositions:
             raise ValueError("reuse=true does not combine with transpositions=true yet (a DAG has no subtree to keep)")
-        self.name = name or ",".join([make_policy(policy).spec] + self.options.spec_items())
+        self.threads, self.parallel, self.virtual_loss = check_parallel(threads, parallel, virtual_loss)
+        if self.reuse and self.threads > 1 and self.parallel == "root":
+            raise ValueError("reuse=true does not combine with parallel=root (its trees are rebuilt every move); "
+                             "use parallel=tree or leaf")
+        if self.threads > 1 and self.parallel != "root":
+            check_shared(None, self.options, True, self.parallel)
+        extra = [f"{k}={v}" for k, v, d in (("threads", self.threads, 1), ("parallel", self.parallel, "tree"),
+                                            ("virtual_loss", self.virtual_loss, 1)) if v != d]
+        self.name = name or ",".join([make_policy(policy).spec] + self.options.spec_items() + extra)
         self.last = None  # the last SearchResult
         self._tree = None
 
@@ -105,16 +118,26 @@ class MCTSPlayer(Player):
         try:
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
                             final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree,
-                            specialize=self.specialize, options=self.options)
+                            specialize=self.specialize, options=self.options, **self._parallel())
         except ValueError:
             if tree is None:
                 raise
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
                             final=self.final, solver=self.solver, node_cap=self.node_cap,
-                            specialize=self.specialize, options=self.options)
+                            specialize=self.specialize, options=self.options, **self._parallel())
         self.last = result
         self._tree = result.tree if self.reuse else None
         return result.move
+
+    def check_game(self, game) -> None:
+        """ValueError (one line) when this player's search cannot run on ``game`` (a Python game with
+        tree or leaf parallelism), before any game starts."""
+        if self.threads > 1 and self.parallel != "root":
+            compiled = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
+            check_shared(game, self.options, compiled, self.parallel)
+
+    def _parallel(self) -> dict:
+        return dict(threads=self.threads, parallel=self.parallel, virtual_loss=self.virtual_loss)
 
     def reset(self) -> None:
         self._tree = None
@@ -212,6 +235,24 @@ PLAYER_FACTORIES: dict[str, Callable] = {
 }
 
 
+def with_search_keys(spec: str, **keys) -> str:
+    """``spec`` with ``key=value`` appended for each of ``keys`` that is not None and not in the spec
+    already, when the spec names an MCTS player (a bandit policy); any other spec is returned as is.
+    (The command line's ``--threads N`` and ``--parallel MODE``: ``ucb1:c=0.5`` -> ``ucb1:c=0.5,threads=2``.)
+    """
+    try:
+        name, params = parse_spec(spec)
+    except ValueError:  # (make_player reports it)
+        return spec
+    if name not in POLICIES or name in PLAYER_FACTORIES:
+        return spec
+    extra = [f"{k}={v}" for k, v in keys.items() if v is not None and k not in params]
+    if not extra:
+        return spec
+    spec = spec.strip()
+    return spec + ("," if ":" in spec else ":") + ",".join(extra)
+
+
 def make_player(spec, *, playouts=None, seconds=None) -> Player:
     """The player a spec names (module docstring); a Player is returned unchanged."""
     if isinstance(spec, Player):
@@ -228,6 +269,13 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
             raw = params.pop(key)
             if key in ("solver", "reuse", "specialize"):
                 options[key] = parse_bool(key, raw, spec)
+            elif key in ("threads", "virtual_loss"):
+                hi = MAX_THREADS if key == "threads" else MAX_VIRTUAL_LOSS
+                lo = 1 if key == "threads" else 0
+                try:
+                    options[key] = int(raw)
+                except ValueError:
+                    raise ValueError(f"{key} must be an integer in {lo}..{hi}, got {raw!r}") from None
             elif key == "node_cap":
                 try:
                     options[key] = int(raw)

@@ -27,6 +27,11 @@ Enhancements (:mod:`treepolicies.options`, docs/enhancements.md): ``rave``, ``ra
 ``rave_k``, ``rave_bias``, ``grave_ref``, ``rollout``, ``rollout_cap`` and ``reward_bounds`` are
 keywords of :func:`search` (and keys of player specs); with all of them at their defaults the search
 is exactly the plain one.  An option a game or driver cannot support is refused with one line.
+
+Parallel search (:mod:`treepolicies.parallel`, docs/parallel.md): ``threads=N`` with
+``parallel="tree"`` (one shared tree, per-node locks, ``virtual_loss``), ``"root"`` (N independent
+searches, :func:`_search_root`) or ``"leaf"`` (N playouts per descent); ``threads=1`` is the search
+above, unchanged.
 """
 from __future__ import annotations
 
@@ -46,6 +51,7 @@ from treepolicies.transpositions import prepare_transposed, run_transposed
 from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.options import SearchOptions, check_bounds
+from treepolicies.parallel import check_parallel, compile_parallel, run_leaf_parallel, run_tree_parallel
 from treepolicies.tree import FULL, Tree, backup, descend, expand, extract_subtree, leader_is_safe, mark_terminal, select_child, should_expand
 
 __all__ = ["search", "SearchResult", "reroot", "DEFAULT_NODE_CAP", "FINALS"]
@@ -140,7 +146,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
            specialize=False, *, rave=False, rave_schedule="hand", rave_k=1000.0, rave_bias=0.015, grave_ref=0,
            rollout="random", rollout_cap=None, reward_bounds=None, fpu="inf", fpu_reduction=None,
            prior="uniform", widen_k=None, widen_alpha=0.5, evaluator=None, eval_batch=1, value_mix=0.0,
-           transpositions=False, options=None) -> SearchResult:
+           transpositions=False, options=None, threads=1, parallel="tree", virtual_loss=1) -> SearchResult:
     """Run MCTS from ``game``'s position with ``policy`` as the node policy (module docstring).
 
     Parameters
@@ -164,6 +170,12 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     fpu_reduction, prior, widen_k, widen_alpha, evaluator, eval_batch, value_mix, transpositions :
         the enhancements (treepolicies.options.SearchOptions, which documents each and its default);
         ``options``: a SearchOptions instead of these keywords.
+    threads : 1..256 threads (default 1: the single-threaded search, exactly as without the keyword)
+    parallel : with threads > 1, "tree" (one shared tree, virtual loss), "root" (``threads``
+        independent trees, root statistics summed) or "leaf" (one descent, ``threads`` playouts from
+        its leaf); treepolicies.parallel and docs/parallel.md
+    virtual_loss : visits (an integer in 0..1000, default 1) a tree-parallel descent adds to each
+        node of its path until its backup
     """
     iterations, seconds = _check_budget(iterations, seconds)
     if options is None:
@@ -179,6 +191,10 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or node_cap < 2:
         raise ValueError(f"node_cap must be an integer >= 2, got {node_cap!r}")
     _check_game(game)
+    threads, parallel, virtual_loss = check_parallel(threads, parallel, virtual_loss)
+    if threads > 1 and parallel == "root":
+        return _search_root(game, policy, iterations, seconds, seed, final, solver, node_cap, early_stop, tree,
+                            compiled, specialize, options, threads)
     policy = bind_policy(policy, iterations)
     has_kernels = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
     if compiled is None:
@@ -189,6 +205,9 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     run = _Enhanced(game, options, bounds, compiled)
     if options.transpositions:
         _check_transpositions(game, options, compiled, solver, tree)
+    shared = threads > 1  # tree or leaf parallelism: threads on one tree
+    if shared:
+        check_shared(game, options, compiled, parallel)
     stream = make_stream(seed)
     key = _key(game)
 
@@ -208,14 +227,30 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         tree.kernels = game.kernels if has_kernels else None
 
     specialize = bool(specialize) and compiled
-    _compile_first(game, tree, policy, compiled and run.evaluator is None and not options.transpositions, solver,
-                   specialize, run)  # before the clock starts
+    if shared:
+        compile_parallel(game, tree, policy, solver, parallel, specialize)  # before the clock starts
+    else:
+        _compile_first(game, tree, policy, compiled and run.evaluator is None and not options.transpositions, solver,
+                       specialize, run)  # before the clock starts
     if options.transpositions:
         prepare_transposed(game, tree, policy, run)
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
-    if options.transpositions:
+    if shared:
+        streams = [stream.spawn() for _ in range(threads - 1)]
+        streams.insert(0, stream)
+        if parallel == "tree":
+            done, reason = run_tree_parallel(game, tree, policy, streams, iterations, deadline, solver, early,
+                                             node_cap, virtual_loss, specialize, lambda: _grow(tree, node_cap))
+        else:
+            done, reason = run_leaf_parallel(game, tree, policy, streams, iterations, deadline, solver, early,
+                                             node_cap, specialize, lambda: _grow(tree, node_cap))
+        if reason == BAD_ARM:
+            _bad_arm(policy)
+        if reason == BAD_REWARD:
+            _bad_reward(game, run)
+    elif options.transpositions:
         done, reason = run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run,
                                       lambda: _grow(tree, node_cap), solver)
         if reason == BAD_ARM:
@@ -233,6 +268,93 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         done, reason = _run_python(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run)
     elapsed = time.perf_counter() - start
     return _result(tree, policy, done, elapsed, reason, final, solver)
+
+
+def check_shared(game, options, compiled, parallel) -> None:
+    """Refuse, in one line, what tree and leaf parallelism do not support (treepolicies.parallel);
+    ``game`` None: check the options alone."""
+    name = getattr(game, "name", "") or type(game).__name__
+    if game is not None and not compiled:
+        raise ValueError(f"parallel={parallel!r} runs compiled threads, so it needs a compiled game (with kernels) "
+                         f"searched compiled; {name} is not (parallel='root' works with any game)")
+    clash = [k for k, on in (("rave", options.rave), ("rollout", options.rollout != "random"),
+                             ("rollout_cap", options.rollout_cap is not None),
+                             ("reward_bounds", options.reward_bounds is not None), ("fpu", options.fpu != "inf"),
+                             ("prior", options.prior != "uniform"), ("widen_k", options.widen_k is not None),
+                             ("evaluator", options.evaluator is not None),
+                             ("transpositions", options.transpositions)) if on]
+    if clash:
+        raise ValueError(f"parallel={parallel!r} does not combine with {', '.join(clash)} yet "
+                         "(parallel='root' combines with every option)")
+    if game is not None and getattr(game, "reward_bounds", None) is not None:
+        raise ValueError(f"parallel={parallel!r} does not combine with reward_bounds yet ({name} declares them; "
+                         "parallel='root' works)")
+
+
+def _search_root(game, policy, iterations, seconds, seed, final, solver, node_cap, early_stop, tree, compiled,
+                 specialize, options, threads) -> SearchResult:
+    """Root parallelism: ``threads`` independent searches from the same position, each with one of
+    ``threads`` streams spawned in order from the search's stream (``make_stream(seed).spawn()``), tree
+    i running ``iterations // threads`` iterations (one more for i < iterations % threads; a tree with
+    none is skipped), or the whole ``seconds``.  The root moves' visits are summed, their values are
+    the visit-weighted means, a proof found by any tree counts; the final move is chosen from these.
+    The result's ``tree`` is tree 0's; ``tree_size`` and ``iterations`` are the sums."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if tree is not None:
+        raise ValueError("parallel='root' builds its own trees: tree reuse (tree=, reuse=true) does not combine "
+                         "with it; pass tree=None")
+    bind_policy(policy, iterations)  # the policy's own errors first, in one line
+    stream = make_stream(seed)
+    streams = [stream.spawn() for _ in range(threads)]
+    if iterations is None:
+        shares = [None] * threads
+    else:
+        shares = [iterations // threads + (1 if i < iterations % threads else 0) for i in range(threads)]
+    jobs = [(share, st) for share, st in zip(shares, streams) if share != 0]
+
+    deadline = None
+
+    def one(job):
+        share, st = job
+        left = None if seconds is None else max(1e-4, deadline - time.perf_counter())  # one clock for all trees
+        return search(game, policy, iterations=share, seconds=left, seed=st, final=final, solver=solver,
+                      node_cap=node_cap, early_stop=early_stop, compiled=compiled, specialize=specialize,
+                      options=options)
+
+    search(game, policy if iterations is not None else bind_policy(policy, None), iterations=1, seed=Stream(0),
+           solver=solver, node_cap=node_cap, compiled=compiled, specialize=specialize,
+           options=options)  # compiles (or loads) everything in this thread, outside the clock
+    start = time.perf_counter()
+    deadline = None if seconds is None else start + seconds
+    with ThreadPoolExecutor(len(jobs), thread_name_prefix="banditree-root") as pool:
+        results = list(pool.map(one, jobs))
+    elapsed = time.perf_counter() - start
+    return combine_root(results, final, solver, elapsed)
+
+
+def combine_root(results, final="robust", solver=False, elapsed=0.0) -> SearchResult:
+    """One SearchResult from the independent searches of root parallelism (:func:`_search_root`)."""
+    first = results[0]
+    moves = list(first.moves)
+    visits = np.zeros(len(moves), np.int64)
+    sums = np.zeros(len(moves))
+    proven = np.full(len(moves), -1.0)
+    for r in results:
+        for j, mv in enumerate(r.moves):
+            i = j if j < len(moves) and moves[j] == mv else moves.index(mv)
+            visits[i] += r.visits[j]
+            sums[i] += r.values[j] * r.visits[j]
+            if r.proven[j] >= 0.0:
+                proven[i] = r.proven[j]
+    values = np.divide(sums, visits, out=np.zeros(len(moves)), where=visits > 0)
+    reasons = {r.stop_reason for r in results}
+    reason = next((x for x in ("node_cap", "proven", "seconds", "iterations") if x in reasons), first.stop_reason) \
+        if len(reasons) > 1 else first.stop_reason
+    i = choose_index(visits, values, proven, final, solver)
+    return SearchResult(move=moves[i], moves=moves, visits=visits, values=values, proven=proven,
+                        tree_size=sum(r.tree_size for r in results), iterations=sum(r.iterations for r in results),
+                        elapsed=elapsed, stop_reason=reason, policy=first.policy, tree=first.tree)
 
 
 def _check_transpositions(game, options, compiled, solver, tree) -> None:

@@ -160,7 +160,7 @@ def make_dag_loop(kernels, key_kernel, rollout):
 
 
 def _build(gkey, rkey, kkey):
-    @nb.njit(cache=True, error_model="numpy")
+    @nb.njit(cache=True, nogil=True, error_model="numpy")
     def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth, solver):
         return _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
                         opts, max_depth, solver)

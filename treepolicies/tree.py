@@ -150,6 +150,7 @@ class Tree:
         self.has_amaf, self.has_prior = bool(amaf), bool(prior)
         self.options = None
         self.dag = None  # treepolicies.transpositions.DagArrays of a search with transpositions
+        self.par = None  # treepolicies.parallel.ParArrays of a tree-parallel search (locks, pending, ends)
         self.arrays = _allocate(capacity, max(1, state_width), max(1, arm_state_width), self.has_amaf,
                                 self.has_prior)
         self.policy_spec: str | None = None

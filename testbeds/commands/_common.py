@@ -24,6 +24,8 @@ PLAYOUTS = (1, 1_000_000_000)
 SECONDS = (0.0, 86_400.0)  # > 0 and at most a day per move
 SD = (0.0, 1e6)  # > 0: standard deviations of the Gaussian testbed
 SIZE = (5, 19)
+THREADS = (1, 256)  # threads of one MCTS search (treepolicies.parallel.MAX_THREADS)
+PARALLEL = ("tree", "root", "leaf")
 KOMI = (-361.0, 361.0)  # the game then checks its board's range (Go: -size*size..size*size)
 C = (0.0, 100.0)  # UCT's constant in a tables grid
 MAX_MEANS = 100_000_000  # --tasks x --arms
@@ -191,3 +193,20 @@ def check_writable(folder: "str | os.PathLike", flag: str = "--out", create: boo
         raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be replaced: its parent folder {os.fspath(parent)!r} "
                          f"cannot be written ({exc.strerror or exc}); the results are built beside it") from None
     return path
+
+
+def add_parallel_flags(p) -> None:
+    """``--threads N`` and ``--parallel MODE``: parallel search for the MCTS players (docs/parallel.md)."""
+    p.add_argument("--threads", type=Int(*THREADS), default=None,
+                   help=ranged(Int(*THREADS), "1, or the spec's threads=", "threads of each MCTS player's search, "
+                               "added to the player specs as threads=N (a spec's own threads= wins)"))
+    p.add_argument("--parallel", choices=PARALLEL, default=None,
+                   help="how the threads share the work: tree (one tree, virtual loss; the default), root "
+                        "(independent trees, summed) or leaf (parallel playouts); added as parallel=MODE")
+
+
+def parallel_spec(spec: str, args) -> str:
+    """``spec`` with the ``--threads`` / ``--parallel`` keys of ``args`` added (MCTS players only)."""
+    from treepolicies.players import with_search_keys
+
+    return with_search_keys(spec, threads=getattr(args, "threads", None), parallel=getattr(args, "parallel", None))

@@ -2,6 +2,7 @@
 
     banditree gtp --game go --size 9 --player miucb:episodic=true --playouts 3000
     banditree gtp --game nogo --player ucb1:c=0.5 --seconds 5
+    banditree gtp --game go --player ucb1:c=0.5 --seconds 5 --threads 2    (tree parallelism, docs/parallel.md)
 
 Drive it from GoGui, Sabaki, gomill or GNU Go's twogtp, e.g.
 ``gogui-twogtp -black "banditree gtp --game go" -white "gnugo --mode gtp --chinese-rules"``.
@@ -19,7 +20,8 @@ import argparse
 import os
 import sys
 
-from testbeds.commands._common import KOMI, PLAYOUTS, SECONDS, SEED, SIZE, Int, Number, ranged
+from testbeds.commands._common import KOMI, PLAYOUTS, SECONDS, SEED, SIZE, Int, Number, add_parallel_flags, \
+    parallel_spec, ranged
 
 try:  # registers the gnugo player kind for `banditree match`
     import treepolicies.gtp_client  # noqa: F401
@@ -42,6 +44,7 @@ def register(subparsers) -> None:
     p.add_argument("--seconds", type=Number(*SECONDS, open_low=True), default=None,
                    help=ranged(Number(*SECONDS, open_low=True), "none", "time per move in seconds instead of --playouts"))
     p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "seed of the engine's randomness"))
+    add_parallel_flags(p)
     p.add_argument("--name", default="banditree", help="name the engine reports")
     p.add_argument("--log", action="store_true",
                    help="one search record per genmove on stderr (iterations, time, tree size, depth, PV, alternatives)")
@@ -54,6 +57,7 @@ def run(args) -> int:
     playouts = args.playouts
     if playouts is None and args.seconds is None:
         playouts = 3000
+    args.player = parallel_spec(args.player, args)
     try:
         engine = GtpEngine(game=args.game, size=args.size, komi=args.komi, player=args.player,
                            playouts=playouts, seconds=args.seconds, seed=args.seed, name=args.name,

@@ -3,6 +3,9 @@
     banditree match --game connect4 --a ucb1:c=1.4 --b miucb:episodic=true --playouts 2000 \\
         --games 100 --seed 0          (or --seconds S for a time budget per move)
 
+``--threads N`` (and ``--parallel tree|root|leaf``) give each MCTS player a parallel search: the keys
+threads=N (parallel=MODE) are added to its spec, which the results database records (docs/parallel.md).
+
 Player specs: see treepolicies.players (bandit specs with search options, ``random``,
 ``alphabeta:depth=N``, registered kinds).  Prints A's wins, draws, losses, score and the Wilson 95%
 interval, and the Elo difference with its interval; a progress bar goes to stderr.
@@ -16,7 +19,8 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import GAMES, KOMI, PLAYOUTS, SECONDS, SEED, SIZE, WORKERS, Int, Number, ranged
+from testbeds.commands._common import (GAMES, KOMI, PLAYOUTS, SECONDS, SEED, SIZE, WORKERS, Int, Number,
+                                       add_parallel_flags, parallel_spec, ranged)
 
 
 def register(subparsers) -> None:
@@ -43,6 +47,7 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=Int(*WORKERS), default=1, help=ranged(Int(*WORKERS), 1, "local worker processes"))
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
                    help="play the games on this Dask scheduler instead of local processes")
+    add_parallel_flags(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--log", action="store_true",
                    help="per-move search records on stderr (iterations, time, tree size, depth, PV, "
@@ -58,8 +63,11 @@ def run(args) -> int:
         raise ValueError("give exactly one of --playouts N and --seconds S (the budget of every move)")
     options = {k: v for k, v in (("size", args.size), ("komi", args.komi)) if v is not None}
     game_options(args.game, options)  # unknown names and options fail here, before any worker starts
+    args.a, args.b = parallel_spec(args.a, args), parallel_spec(args.b, args)
     a = _player("--a", args.a, args)
     b = _player("--b", args.b, args)
+    _check_game("--a", a, args.game, options)
+    _check_game("--b", b, args.game, options)
     a.close()
     b.close()
     config = MatchConfig(game=args.game, a=args.a, b=args.b, playouts=args.playouts, seconds=args.seconds,
@@ -87,6 +95,18 @@ def _player(flag, spec, args):
         return make_player(spec, playouts=args.playouts, seconds=args.seconds)
     except ValueError as exc:
         raise ValueError(f"{flag} {spec!r}: {exc}") from None
+
+
+def _check_game(flag, player, game, options) -> None:
+    """A player whose search cannot run on ``game`` (e.g. threads on a Python game): ValueError naming ``flag``."""
+    from treepolicies.games import make_game
+
+    check = getattr(player, "check_game", None)
+    if check is not None:
+        try:
+            check(make_game(game, **options))
+        except ValueError as exc:
+            raise ValueError(f"{flag} {player.name!r}: {exc}") from None
 
 
 def game_options(game: str, options: dict) -> None:
