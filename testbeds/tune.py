@@ -43,6 +43,7 @@ from pathlib import Path
 
 from testbeds.ratings import Rating, format_elo, rate
 from testbeds.store import ResultStore
+from testbeds.tables import _num  # one CSV number format for tables and tune
 from testbeds.tournament import MatchConfig, _progress_bar, check_execution, plan_tasks, run_tasks
 
 __all__ = ["TuneSpec", "Candidate", "Standing", "expand_grid", "parse_grid", "schedule", "min_budget",
@@ -309,14 +310,6 @@ def _add(s: Standing, w: int, d: int, l: int) -> None:
 
 
 # -- presenting ----------------------------------------------------------------------------------
-def _num(x: float) -> str:
-    if math.isnan(x):
-        return ""
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.6g}"
-
-
 def _round_out(s: Standing) -> str:
     return "best" if s.dropped_after is None else str(s.dropped_after)
 
