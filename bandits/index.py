@@ -13,7 +13,12 @@ supplies only the number, ``index(stats, i, t, params, state) -> float`` for a t
 and, optionally, ``prepare(params, state, valid, t)``, called once per selection before the
 indices (a schedule that moves with t, e.g. modified improved UCB's Delta), and ``init``.  What
 ``prepare`` returns (a number or a tuple of numbers, worked out once per selection) is passed to
-an index function that takes a sixth parameter: ``index(stats, i, t, params, state, prepared)``.  The
+an index function that takes a sixth parameter: ``index(stats, i, t, params, state, prepared)``.
+An index function that takes a seventh, ``index(stats, i, t, params, state, prepared, arm_state)``,
+also reads the policy's per-arm state ``arm_state`` (A, K) (``arm_state_width`` rows), which its
+``on_record`` keeps up to date: a per-arm quantity that changes only when the arm is pulled is
+worked out once per pull there instead of once per selection (MOSS and KL-UCB+ keep ln t_i so:
+numba has no vectorised logarithm, and a log per arm per selection cost them 3x UCB1's time).  The
 library supplies the rule every index policy shares, written once in :func:`index_select`:
 
     score_i = +inf            for an untried valid arm (untried arms first; in a search's view of
@@ -29,6 +34,7 @@ the arms runs as fast as if written by hand for that policy (one SIMD pass where
 from __future__ import annotations
 
 import inspect
+import math
 
 import numba as nb
 import numpy as np
@@ -39,13 +45,13 @@ from bandits._choice import fmax, pick_max
 from bandits.compiling import track
 from bandits.stats import COUNT, FIRST, ISQRT
 
-__all__ = ["index_select", "make_select", "make_inline_select"]
+__all__ = ["index_select", "make_select", "make_inline_select", "record_log_count"]
 
 #: key -> ("numba", index, prepare) of njit functions (prepare may be None)
 _FUNCTIONS: dict[str, tuple] = {}
 
 
-def _index_call(key, stats, i, t, params, state, prepared):  # pragma: no cover - compiled only
+def _index_call(key, stats, i, t, params, state, prepared, arm_state):  # pragma: no cover - compiled only
     raise NotImplementedError
 
 
@@ -59,17 +65,29 @@ def _entry(key):
     return _FUNCTIONS[key.literal_value]
 
 
+def _arity(fn) -> int:
+    return len(inspect.signature(getattr(fn, "py_func", fn)).parameters)
+
+
 def takes_prepared(fn) -> bool:
     """True when an index function has a sixth parameter (what ``prepare`` returned)."""
-    return len(inspect.signature(getattr(fn, "py_func", fn)).parameters) >= 6
+    return _arity(fn) >= 6
+
+
+def takes_arm_state(fn) -> bool:
+    """True when an index function has a seventh parameter (the policy's per-arm state)."""
+    return _arity(fn) >= 7
 
 
 @overload(_index_call, prefer_literal=True, inline="always")
-def _index_call_impl(key, stats, i, t, params, state, prepared):
+def _index_call_impl(key, stats, i, t, params, state, prepared, arm_state):
     _, fn, _ = _entry(key)
+    if takes_arm_state(fn):
+        return lambda key, stats, i, t, params, state, prepared, arm_state: fn(
+            stats, i, t, params, state, prepared, arm_state)
     if takes_prepared(fn):
-        return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state, prepared)
-    return lambda key, stats, i, t, params, state, prepared: fn(stats, i, t, params, state)
+        return lambda key, stats, i, t, params, state, prepared, arm_state: fn(stats, i, t, params, state, prepared)
+    return lambda key, stats, i, t, params, state, prepared, arm_state: fn(stats, i, t, params, state)
 
 
 @overload(_prepare_call, prefer_literal=True, inline="always")
@@ -115,10 +133,17 @@ def index_select(key, params, state, arm_state, stats, valid, t, rng, work):
     for i in range(count.shape[0]):
         # every arm's index is computed (branch-free, so the loop compiles to SIMD code), then the
         # untried and the masked ones are overridden
-        s = _gate(_index_call(key, stats, i, t, params, state, prepared), count[i], valid[i], first[i])
+        s = _gate(_index_call(key, stats, i, t, params, state, prepared, arm_state), count[i], valid[i], first[i])
         work[i] = s
         best = fmax(best, s)
     return _pick(valid, work, best, rng)
+
+
+@nb.njit(cache=True)
+def record_log_count(params, state, arm_state, stats, arm, reward):
+    """An ``on_record`` for index functions that read ln t_i from ``arm_state[0, i]`` (module
+    docstring): arm_state[0, arm] = ln t_arm after each pull (the statistics are already recorded)."""
+    arm_state[0, arm] = math.log(stats[COUNT, arm])
 
 
 @nb.njit(cache=True)
@@ -134,15 +159,15 @@ def _gate_scores(stats, valid, work, rng):
     return _pick(valid, work, best, rng)
 
 
-def _python_scores(index, prepare, params, state, stats, valid, t, work):
+def _python_scores(index, prepare, params, state, arm_state, stats, valid, t, work):
     """Raw indices of the tried arms into ``work`` by plain Python calls (untried: +inf, not called)."""
     prepared = prepare(params, state, valid, t) if prepare is not None else None
-    six = takes_prepared(index)
+    extra = (prepared, arm_state) if takes_arm_state(index) else (prepared,) if takes_prepared(index) else ()
     for i in range(work.shape[0]):
         if stats[COUNT, i] == 0.0 or not valid[i]:
             work[i] = np.inf
         else:
-            work[i] = index(stats, i, t, params, state, prepared) if six else index(stats, i, t, params, state)
+            work[i] = index(stats, i, t, params, state, *extra)
 
 
 def make_select(key: str, index, prepare=None, python: bool = False):
@@ -157,7 +182,7 @@ def make_select(key: str, index, prepare=None, python: bool = False):
         @nb.njit(cache=False)
         def select_python(params, state, arm_state, stats, valid, t, rng, work):
             with nb.objmode():
-                _python_scores(index, prepare, params, state, stats, valid, int(t), work)
+                _python_scores(index, prepare, params, state, arm_state, stats, valid, int(t), work)
             return _gate_scores(stats, valid, work, rng)
         return select_python
 

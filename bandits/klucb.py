@@ -4,7 +4,9 @@
 
 d is the Kullback-Leibler divergence of the reward family:
   Bernoulli  d(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)); U_i found by Newton's method from
-             the right on [w_i, 1] to about 1e-12 (w_i clipped to [0, 1]);
+             the right on [w_i, 1] to about 1e-12 (w_i clipped to [0, 1]), and only for the arms
+             that can win (bandits.lazy: each arm keeps bounds of its index valid while t grows by
+             10%; the arm chosen is the one evaluating every arm chooses);
   Gaussian   d(p, q) = (p - q)^2 / (2 sigma^2), closed form U_i = w_i + sigma sqrt(2 (log t + c log log t) / t_i).
 The c log log t term is used only where log t > 1 (t > e), so that it is defined and non-negative
 [our choice; the theory needs c >= 3 for its bound, practice uses c = 0].
@@ -15,6 +17,8 @@ in place of log t,
     U_i = max { q : t_i * d(w_i, q) <= max(0, log(t / t_i) + c log log t) }
 
 so an arm pulled t_i >= t times (log(t / t_i) <= 0) has the index w_i (Bernoulli: w_i; Gaussian: w_i).
+KL-UCB+ keeps ln t_i as per-arm state (``arm_state[0]``, set by ``on_record`` at each pull:
+bandits.index), so a selection takes no logarithm per arm.
 """
 from __future__ import annotations
 
@@ -23,6 +27,9 @@ import math
 import numba as nb
 
 from bandits._choice import mean_plus_bonus
+from bandits.index import record_log_count
+from bandits.lazy import WIDTH as LAZY_WIDTH
+from bandits.lazy import lazy_init, lazy_select, register_index
 from bandits.policy import Policy
 from bandits.registry import KernelSpec, register_policy
 from bandits.stats import COUNT, ISQRT, MEAN
@@ -89,10 +96,20 @@ def prepare(params, state, valid, t):
     return exploration_level(t, params[2])
 
 
-@nb.njit(cache=True, inline="always")
-def bernoulli(stats, i, t, params, state, level):
-    """U_i = max{q in [w_i, 1] : t_i d(w_i, q) <= level} (an index policy, bandits.index)."""
-    return bernoulli_index(stats[MEAN, i], level / stats[COUNT, i])
+@nb.njit(cache=True)
+def bernoulli_at(stats, i, t, params):
+    """U_i(t) = max{q in [w_i, 1] : t_i d(w_i, q) <= log t + c log log t}, nondecreasing in t."""
+    return bernoulli_index(stats[MEAN, i], exploration_level(t, params[2]) / stats[COUNT, i])
+
+
+register_index("bandits.klucb.bernoulli_at", bernoulli_at)
+
+
+@nb.njit(cache=True)
+def bernoulli(params, state, arm_state, stats, valid, t, rng, work):
+    """Bernoulli KL-UCB's selection: the index rule of every index policy, evaluated lazily
+    (bandits.lazy; the arm the full evaluation picks)."""
+    return lazy_select("bandits.klucb.bernoulli_at", params, state, arm_state, stats, valid, t, rng, work)
 
 
 @nb.njit(cache=True, inline="always")
@@ -101,18 +118,27 @@ def gaussian(stats, i, t, params, state, level):
     return mean_plus_bonus(stats, i, params[1] * math.sqrt(2.0 * level), 1.0)
 
 
-@nb.njit(cache=True, inline="always")
-def bernoulli_plus(stats, i, t, params, state, level):
-    """KL-UCB+: U_i = max{q in [w_i, 1] : t_i d(w_i, q) <= max(0, level - log t_i)}."""
+@nb.njit(cache=True)
+def bernoulli_plus_at(stats, i, t, params):
+    """KL-UCB+: U_i(t) = max{q in [w_i, 1] : t_i d(w_i, q) <= max(0, log(t / t_i) + c log log t)}."""
     n = stats[COUNT, i]
-    return bernoulli_index(stats[MEAN, i], max(0.0, level - math.log(n)) / n)
+    return bernoulli_index(stats[MEAN, i], max(0.0, exploration_level(t, params[2]) - math.log(n)) / n)
+
+
+register_index("bandits.klucb.bernoulli_plus_at", bernoulli_plus_at)
+
+
+@nb.njit(cache=True)
+def bernoulli_plus(params, state, arm_state, stats, valid, t, rng, work):
+    """Bernoulli KL-UCB+'s selection, evaluated lazily as :func:`bernoulli`'s."""
+    return lazy_select("bandits.klucb.bernoulli_plus_at", params, state, arm_state, stats, valid, t, rng, work)
 
 
 @nb.njit(cache=True, inline="always")
-def gaussian_plus(stats, i, t, params, state, level):
-    """KL-UCB+, Gaussian: U_i = w_i + sigma sqrt(2 max(0, level - log t_i) / t_i)."""
-    isq = stats[ISQRT, i]
-    return stats[MEAN, i] + params[1] * isq * math.sqrt(2.0 * max(0.0, level + 2.0 * math.log(isq)))
+def gaussian_plus(stats, i, t, params, state, level, arm_state):
+    """KL-UCB+, Gaussian: U_i = w_i + sigma sqrt(2 max(0, level - log t_i) / t_i)
+    (arm_state[0, i] = log t_i)."""
+    return stats[MEAN, i] + params[1] * stats[ISQRT, i] * math.sqrt(2.0 * max(0.0, level - arm_state[0, i]))
 
 
 @register_policy
@@ -132,10 +158,12 @@ class KLUCB(Policy):
     """
 
     name = "klucb"
-    kernel_spec = KernelSpec(index=bernoulli, prepare=prepare)
+    kernel_spec = KernelSpec(select=bernoulli, init=lazy_init)
     gaussian_kernel_spec = KernelSpec(index=gaussian, prepare=prepare)
-    plus_kernel_specs = {"bernoulli": KernelSpec(index=bernoulli_plus, prepare=prepare),
-                         "gaussian": KernelSpec(index=gaussian_plus, prepare=prepare)}
+    plus_kernel_specs = {"bernoulli": KernelSpec(select=bernoulli_plus, init=lazy_init),
+                         "gaussian": KernelSpec(index=gaussian_plus, prepare=prepare, on_record=record_log_count)}
+    #: the Bernoulli forms' lazy bounds (bandits.lazy); Gaussian KL-UCB+ keeps log t_i in row 0
+    arm_state_width = LAZY_WIDTH
 
     def __init__(self, family: str = "bernoulli", sigma: float = 1.0, c: float = 0.0, plus: bool = False):
         family = self._check_choice("family", family, FAMILIES)

@@ -4,6 +4,9 @@ with ``bandits.load_plugin`` and by ``banditree ... --plugin tests/plugin_polici
 * ``t_ucb1tuned``: UCB1-Tuned (Auer, Cesa-Bianchi & Fischer 2002), an index policy:
       U_i = w_i + sqrt((ln t / t_i) * min(1/4, V_i)),  V_i = Q_i / t_i - w_i^2 + sqrt(2 ln t / t_i)
   (Q_i the sum of squared rewards), times a parameter c (default 1).
+* ``t_bestucb``: an index policy with per-arm state: B_i + c sqrt(ln t / t_i), B_i the best reward
+  of arm i so far, kept in ``arm_state`` by its ``on_record`` and read by the index's seventh
+  parameter.
 * ``t_etc``: explore-then-commit, a stateful policy: pull every arm ``m`` times in index order
   (counted in its own per-arm state), then commit for good to the arm with the highest mean
   (first one on ties), kept in its per-bandit state.
@@ -27,6 +30,25 @@ def ucb1_tuned(stats, i, t, params, state):
     lt = math.log(t)
     v = stats[SUMSQ, i] / n - w * w + math.sqrt(2.0 * lt / n)
     return w + params[0] * math.sqrt(lt / n * min(0.25, v))
+
+
+@numba.njit
+def _best_init(params, state, arm_state, valid):
+    for i in range(arm_state.shape[1]):
+        arm_state[0, i] = -np.inf  # no reward seen yet
+
+
+@numba.njit
+def _best_record(params, state, arm_state, stats, arm, reward):
+    arm_state[0, arm] = max(arm_state[0, arm], reward)
+
+
+# an index that reads per-arm state (a seventh parameter) kept by on_record: the best reward seen
+# on the arm plus a UCB1 bonus, B_i + c sqrt(ln t / t_i) (nothing the shared statistics hold)
+@bandits.index_policy("t_bestucb", init=_best_init, on_record=_best_record, arm_state_width=1, c=0.5)
+@numba.njit
+def best_ucb(stats, i, t, params, state, prepared, arm_state):
+    return arm_state[0, i] + params[0] * math.sqrt(math.log(t) / stats[COUNT, i])
 
 
 @numba.njit

@@ -66,6 +66,30 @@ def test_index_plugin_on_the_testbed_equals_numpy_arm_by_arm():
     np.testing.assert_allclose(r.curves["regret"][0], regret / tb.n_tasks, rtol=1e-12, atol=1e-9)
 
 
+def test_an_index_reading_per_arm_state_on_the_testbed_equals_numpy():
+    # t_bestucb (plugin_policies.py): index B_i + c sqrt(ln t / t_i), B_i the best reward of arm i
+    # so far, kept by the policy's on_record in arm_state and read through the index's seventh
+    # parameter; replayed here from the arms and rewards alone
+    tb = GaussianTestbed(n_tasks=3, n_arms=5, seed=8)
+    horizon, c = 200, 0.5
+    r = run_testbed([f"t_bestucb:c={c}"], tb, horizon=horizon, seed=4, trace=True, progress=False)
+    arms, rewards = r.trace["arms"][0], r.trace["rewards"][0]
+    differs = 0
+    for task in range(tb.n_tasks):
+        n, s, best = np.zeros(tb.n_arms), np.zeros(tb.n_arms), np.full(tb.n_arms, -np.inf)
+        for h, a in enumerate(arms[task]):
+            if (n == 0).any():
+                assert n[a] == 0
+            else:
+                bonus = c * np.sqrt(np.log(h) / n)
+                assert a == int(np.argmax(best + bonus))
+                differs += a != int(np.argmax(s / n + bonus))
+            n[a] += 1
+            s[a] += rewards[task, h]
+            best[a] = max(best[a], rewards[task, h])
+    assert differs > 0  # (the per-arm state matters: the means alone would choose otherwise)
+
+
 def test_stateful_plugin_on_the_testbed_equals_numpy():
     # explore-then-commit with m = 2 on 4 arms: plays 0,0,1,1,2,2,3,3, then the arm with the best
     # mean of those two pulls (first on ties) for the rest of the horizon.
@@ -79,7 +103,7 @@ def test_stateful_plugin_on_the_testbed_equals_numpy():
         assert (arms[task, 8:] == int(np.argmax(x))).all()
 
 
-@pytest.mark.parametrize("spec", ["t_ucb1tuned:c=0.8", "t_etc:m=5"])
+@pytest.mark.parametrize("spec", ["t_ucb1tuned:c=0.8", "t_etc:m=5", "t_bestucb:c=0.3"])
 def test_one_level_tree_reproduces_the_plugin_bandit(spec):
     check_one_level_tree_is_the_bandit(spec, 300)  # (tests/test_search.py: the tree adds nothing at depth one)
 

@@ -18,25 +18,27 @@ T <= e [our guard: log T < 1 would make the level exceed 1 - 1/t].
 
 The normal quantile is computed once per selection (AS 241), so the Gaussian form is an index
 policy of one multiply-add per arm.  A Beta quantile costs about a microsecond
-(:func:`bandits.zoo.quantiles.beta_quantile`), so the Beta form evaluates it lazily, with the
-same result as evaluating every arm: each arm keeps the quantiles of its current posterior at the
-levels p_{t0} and p_{1.1 t0} (computed when it was last pulled or when t passed 1.1 t0), a lower
-and an upper bound of its index for t0 <= t <= 1.1 t0 (p_t increases with t); the exact index is then
-computed only for the arms whose upper bound reaches the best index found, in decreasing order of
-the bounds.  Arms left out are strictly below the maximum, so the arm chosen, ties at random
-included, is the one the full evaluation chooses (tests/test_bandits_zoo_index.py checks it
-against scipy at every play of a run; the regret is bit-identical to the full evaluation's).
+(:func:`bandits.zoo.quantiles.beta_quantile`), so the Beta form evaluates it lazily
+(:mod:`bandits.lazy`), with the same result as evaluating every arm: each arm keeps the quantiles
+of its current posterior at the levels p_{t0} and p_{1.1 t0} (computed when its statistics changed
+or when t passed 1.1 t0), a lower and an upper bound of its index for t0 <= t <= 1.1 t0 (p_t
+increases with t); the exact index is then computed only for the arms whose upper bound reaches
+the best index found, in decreasing order of the bounds.  Arms left out are strictly below the
+maximum, so the arm chosen, ties at random included, is the one the full evaluation chooses
+(tests/test_bandits_zoo_index.py checks it against scipy at every play of a run; the regret is
+bit-identical to the full evaluation's).
 """
 from __future__ import annotations
 
 import math
 
 import numba as nb
-import numpy as np
 
 import bandits
+from bandits.lazy import WIDTH as LAZY_WIDTH
+from bandits.lazy import lazy_init, lazy_select, register_index
 from bandits.stats import COUNT, SUM
-from bandits.zoo.common import BindsHorizon, best_of, check_horizon
+from bandits.zoo.common import BindsHorizon, check_horizon
 from bandits.zoo.quantiles import beta_quantile, normal_quantile
 
 PRIORS = ("beta", "gaussian")
@@ -57,62 +59,20 @@ def beta_index(stats, i, p):
     return beta_quantile(p, 1.0 + s, 1.0 + n - s)
 
 
-_LO, _HI, _T0, _KEY = 0, 1, 2, 3  # arm_state rows: the index at t0, at SPAN t0; t0; the pulls it is for
-#: how far ahead an arm's upper bound reaches (its bounds are refreshed once t > SPAN t0).  Measured
-#: per task-play on 60 Bernoulli arms: 5.5 us with 1.1, 11 us with 2, 56 us evaluating every arm;
-#: on the KL-UCB paper's 10 arms 4.3 us with 1.1 (7 us evaluating every arm)
-SPAN = 1.1
-
-
 @nb.njit(cache=True)
-def beta_init(params, state, arm_state, valid):
-    """No arm has cached bounds yet."""
-    for i in range(arm_state.shape[1]):
-        arm_state[_KEY, i] = -1.0
+def beta_index_at(stats, i, t, params):
+    """The Beta form's index of arm i at time t: the p_t quantile (for bandits.lazy)."""
+    return beta_index(stats, i, level(t, params[3], params[2]))
+
+
+register_index("bandits.zoo.bayesucb.beta_index_at", beta_index_at)
 
 
 @nb.njit(cache=True)
 def beta_select(params, state, arm_state, stats, valid, t, rng, work):
-    """The arm of the largest p_t quantile, untried arms first, ties at random (module docstring)."""
-    count = stats[COUNT]
-    k = count.shape[0]
-    untried = False
-    for i in range(k):
-        if valid[i] and count[i] == 0.0:
-            untried = True
-    if untried:
-        for i in range(k):
-            work[i] = np.inf if count[i] == 0.0 else -np.inf
-        return best_of(work, valid, rng)
-    p = level(t, params[3], params[2])
-    floor = -np.inf   # the largest lower bound: no arm whose upper bound is below it can win
-    for i in range(k):
-        work[i] = -np.inf
-        if not valid[i]:
-            continue
-        if arm_state[_KEY, i] != count[i] or t > SPAN * arm_state[_T0, i] or t < arm_state[_T0, i]:
-            arm_state[_LO, i] = beta_index(stats, i, p)
-            arm_state[_HI, i] = beta_index(stats, i, level(SPAN * max(t, 1), params[3], params[2]))
-            arm_state[_T0, i] = t
-            arm_state[_KEY, i] = count[i]
-        if arm_state[_T0, i] == t:
-            work[i] = arm_state[_LO, i]  # exact now
-        floor = max(floor, arm_state[_LO, i])
-    best = -np.inf
-    for i in range(k):
-        if work[i] > best:
-            best = work[i]
-    threshold = max(floor, best)
-    while True:  # exact indices in decreasing order of the upper bounds that reach the threshold
-        j, top = -1, -np.inf
-        for i in range(k):
-            if valid[i] and work[i] == -np.inf and arm_state[_HI, i] >= threshold and arm_state[_HI, i] > top:
-                j, top = i, arm_state[_HI, i]
-        if j < 0:
-            break
-        work[j] = beta_index(stats, j, p)
-        threshold = max(threshold, work[j])
-    return best_of(work, valid, rng)  # (an arm left at -inf is strictly below the maximum)
+    """The arm of the largest p_t quantile, untried arms first, ties at random, evaluated lazily
+    (module docstring; bandits.lazy)."""
+    return lazy_select("bandits.zoo.bayesucb.beta_index_at", params, state, arm_state, stats, valid, t, rng, work)
 
 
 @nb.njit(cache=True)
@@ -141,9 +101,9 @@ class BayesUCB(BindsHorizon, bandits.Policy):
     """
 
     name = "bayesucb"
-    kernel_spec = bandits.KernelSpec(select=beta_select, init=beta_init)
+    kernel_spec = bandits.KernelSpec(select=beta_select, init=lazy_init)
     gaussian_kernel_spec = bandits.KernelSpec(index=gaussian_index, prepare=prepare_gaussian)
-    arm_state_width = 4
+    arm_state_width = LAZY_WIDTH
 
     def __init__(self, prior: str = "beta", sigma: float = 1.0, c: float = 0.0, horizon: int | None = None):
         prior = self._check_choice("prior", prior, PRIORS)

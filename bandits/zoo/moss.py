@@ -11,7 +11,8 @@ the root; this is their alpha = 1.]
 
 ``horizon`` unset (known-horizon MOSS) is bound to a testbed's horizon or a search's iteration
 budget.  Index form, with s = 1 / sqrt(t_i):  L = ln(T / K) once per selection, then
-U_i = w_i + s sqrt(max(0, L + 2 ln s)).
+U_i = w_i + s sqrt(max(0, L - ln t_i)), where ln t_i is the policy's per-arm state (``arm_state[0]``),
+worked out once per pull of arm i by ``on_record`` (a log per arm per selection cost 3x UCB1).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import math
 import numba as nb
 
 import bandits
+from bandits.index import record_log_count
 from bandits.stats import ISQRT, MEAN
 from bandits.zoo.common import BindsHorizon, check_horizon, count_valid
 
@@ -32,10 +34,10 @@ def prepare(params, state, valid, t):
 
 
 @nb.njit(cache=True)
-def index(stats, i, t, params, state, level):
-    """MOSS (Audibert & Bubeck 2009): w_i + sqrt(max(0, ln(T / (K t_i))) / t_i)."""
-    s = stats[ISQRT, i]
-    return stats[MEAN, i] + s * math.sqrt(max(0.0, level + 2.0 * math.log(s)))
+def index(stats, i, t, params, state, level, arm_state):
+    """MOSS (Audibert & Bubeck 2009): w_i + sqrt(max(0, ln(T / (K t_i))) / t_i); level = ln(T / K),
+    arm_state[0, i] = ln t_i."""
+    return stats[MEAN, i] + stats[ISQRT, i] * math.sqrt(max(0.0, level - arm_state[0, i]))
 
 
 @bandits.register_policy
@@ -52,7 +54,8 @@ class MOSS(BindsHorizon, bandits.Policy):
     """
 
     name = "moss"
-    kernel_spec = bandits.KernelSpec(index=index, prepare=prepare)
+    kernel_spec = bandits.KernelSpec(index=index, prepare=prepare, on_record=record_log_count)
+    arm_state_width = 1
 
     def __init__(self, horizon: int | None = None, anytime: bool = False):
         anytime = self._check_bool("anytime", anytime)
