@@ -39,9 +39,12 @@ OPTIONS = {
     "widen": dict(widen_k=2.0, widen_alpha=0.5),
     "widen+prior+rave+heuristic": dict(widen_k=1.0, prior="heuristic", rave=True, rollout="heuristic"),
     "evaluator": dict(evaluator=half, eval_batch=4, value_mix=0.5, fpu="parent"),
+    "evaluator+widen": dict(evaluator=half, widen_k=1.0, widen_alpha=0.6),
     "transpositions": dict(transpositions=True),
     "transpositions+heuristic+cap+bounds": dict(transpositions=True, rollout="heuristic", rollout_cap=40,
                                                 reward_bounds=(0, 1)),
+    "transpositions+fpu+widen": dict(transpositions=True, fpu_reduction=0.1, widen_k=2.0),
+    "transpositions+prior+widen+value": dict(transpositions=True, prior="heuristic", widen_k=1.0, fpu=0.3),
 }
 
 #: (game, option) pairs a game cannot support, and the words its one-line refusal must contain
@@ -52,8 +55,9 @@ REFUSED = {
     ("nim", "grave+heuristic"): "rollout='heuristic'", ("nim", "cap"): "rollout_cap",
     ("nim", "prior"): "prior='heuristic'", ("nim", "widen+prior+rave+heuristic"): "'heuristic' is not offered by nim",
     ("tictactoe", "widen+prior+rave+heuristic"): "rollout='heuristic'",
-    ("nim", "evaluator"): "needs a compiled game",
-    ("nim", "transpositions"): "position key kernel", ("nim", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
+    ("nim", "evaluator"): "needs a compiled game", ("nim", "evaluator+widen"): "needs a compiled game",
+    ("nim", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
+    ("nim", "transpositions+prior+widen+value"): "prior='heuristic'",
     ("tictactoe", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
 }
 
@@ -76,7 +80,7 @@ def test_every_option_with_every_policy(game_name, option):
         a = search(game, spec, iterations=N, seed=1, early_stop=False, **kw)
         assert a.move in game.legal_moves()
         # (with an evaluator the root's own evaluation is an iteration that visits no child)
-        assert a.iterations == N and a.visits.sum() == N - (option == "evaluator"), spec
+        assert a.iterations == N and a.visits.sum() == N - option.startswith("evaluator"), spec
         assert np.all((a.values >= 0) & (a.values <= 1))
         b = search(game, spec, iterations=N, seed=1, early_stop=False, **kw)  # same seed, same result
         assert a.move == b.move and (a.visits == b.visits).all() and np.array_equal(a.values, b.values), spec

@@ -140,6 +140,43 @@ def test_bad_evaluators_are_one_line_errors():
         search(g, "puct", iterations=10, value_mix=0.5)
 
 
+def test_widening_with_an_evaluator_offers_the_most_probable_children_first():
+    # priors from the evaluator, not a prior kernel: column c gets weight 1 + c (the children sorted
+    # by them at expansion, highest first); a node with n visits has visited at most its first
+    # ceil(k n^alpha) children
+    import math
+
+    def by_column(states, moves, counts):
+        return np.where(moves >= 0, 1.0 + moves, 0.0), np.full(len(states), 0.5)
+
+    g = make_game("connect4")
+    k, alpha = 1.0, 0.5
+    r = search(g, "puct:c=1.5", iterations=1500, seed=3, evaluator=by_column, widen_k=k, widen_alpha=alpha,
+               early_stop=False)
+    a = r.tree.arrays
+    checked = binding = 0
+    for node in range(r.tree.size):
+        f, n = int(a.first[node]), int(a.nchild[node])
+        if f < 0:
+            continue
+        m = min(n, max(1, math.ceil(k * max(1.0, a.stats[COUNT, node]) ** alpha - 1e-9)))
+        visited = a.stats[COUNT, f:f + n] > 0
+        assert visited.sum() <= m and not visited[m:].any()
+        assert (np.diff(a.move[f:f + n]) < 0).all()  # column 6 first: the evaluator's order
+        checked += 1
+        binding += m < n
+    assert checked > 20 and binding > 10  # (the mask mattered: nodes with fewer offered than legal)
+
+
+def test_an_evaluator_refuses_a_second_source_of_priors_and_rave_in_one_line():
+    g = make_game("connect4")
+    with pytest.raises(ValueError) as err:
+        search(g, "puct", iterations=10, evaluator=exact, prior="heuristic")
+    assert "two sources of priors" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="evaluator does not combine with rave yet"):
+        search(g, "puct", iterations=10, evaluator=exact, rave=True)
+
+
 def test_the_connect4_window_evaluator_plugs_in_by_name_and_sees_threats():
     import os
 

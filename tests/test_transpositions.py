@@ -3,7 +3,7 @@ positions reached by different move orders (captures included) recognised."""
 import numpy as np
 import pytest
 
-from bandits.stats import COUNT
+from bandits.stats import COUNT, SUM
 from treepolicies import search
 from treepolicies.games import make_game
 from treepolicies.games.go import Go
@@ -115,11 +115,161 @@ def test_the_solver_on_the_dag_finds_connect4_wins():
     assert r.move in (0, 4) and r.proven[r.moves.index(r.move)] == 1.0
 
 
-@pytest.mark.parametrize("kw,words", [(dict(rave=True), "rave"),
-                                      (dict(prior="heuristic"), "prior"), (dict(fpu=0.5), "fpu")])
+def _half(states, moves, counts):
+    return np.ones(moves.shape), np.full(len(states), 0.5)
+
+
+@pytest.mark.parametrize("kw,words", [(dict(rave=True), "rave"), (dict(grave_ref=8), "rave"),
+                                      (dict(evaluator=_half), "evaluator")])
 def test_unsupported_combinations_are_refused_in_one_line(kw, words):
     with pytest.raises(ValueError) as err:
         search(make_game("connect4"), "ucb1", iterations=10, transpositions=True, **kw)
     assert "transpositions do not combine with" in str(err.value) and words in str(err.value)
-    with pytest.raises(ValueError, match="position key kernel"):
-        search(make_game("nim"), "ucb1", iterations=10, transpositions=True)
+
+
+class _Unhashed:
+    """A Python game without a position hash (only the identity hash every object has)."""
+
+    to_move = 0
+
+    def copy(self):
+        return _Unhashed()
+
+    def legal_moves(self):
+        return [0, 1]
+
+    def play(self, move):
+        pass
+
+    def terminal(self):
+        return False
+
+    def reward(self, player):
+        return 0.5
+
+
+def test_a_python_game_without_a_position_hash_is_refused_in_one_line():
+    with pytest.raises(ValueError) as err:
+        search(_Unhashed(), "ucb1", iterations=10, transpositions=True)
+    assert "define __hash__ over the position" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("name,kw", [("tictactoe", {}), ("tictactoe", dict(solver=True)), ("connect4", {}),
+                                     ("connect4", dict(rollout_cap=6))])
+def test_the_python_dag_driver_searches_exactly_as_the_compiled_one(name, kw):
+    # the same steps with the game's methods (compiled=False; the keys from the game's key kernel, as
+    # python_key does for a compiled game) and the same streams: the same DAG, visits and values
+    g = make_game(name)
+    a = search(g, "ucb1:c=0.7", iterations=3000, seed=5, transpositions=True, early_stop=False, **kw)
+    b = search(g, "ucb1:c=0.7", iterations=3000, seed=5, transpositions=True, early_stop=False, compiled=False, **kw)
+    assert (a.visits == b.visits).all() and np.array_equal(a.values, b.values) and a.move == b.move
+    assert a.tree.size == b.tree.size and (positions(a.tree) == positions(b.tree)).all()
+    assert np.array_equal(a.tree.dag.pvis[:a.tree.size], b.tree.dag.pvis[:b.tree.size])
+    if not kw.get("solver"):  # (with the solver an iteration may stop at a proven position: no out-edge)
+        check_invariant(b)
+
+
+def _nim_positions(stones):
+    """The (stones, to_move) positions reachable from Nim(stones), player 0 to move (independent BFS)."""
+    seen, todo = {(stones, 0)}, [(stones, 0)]
+    while todo:
+        k, who = todo.pop()
+        for take in (1, 2, 3):
+            if take <= k and (k - take, 1 - who) not in seen:
+                seen.add((k - take, 1 - who))
+                todo.append((k - take, 1 - who))
+    return seen
+
+
+def test_a_python_game_s_hash_makes_transpositions():
+    # Nim (treepolicies/games/nim.py) hashes (stones, to_move): 1 + 2 and 2 + 1 stones meet.  From 10
+    # stones 20 positions are reachable (a pile of k stones can have either player to move except
+    # k = 10 with player 1 and k = 9 with player 0: BFS above), against thousands of tree nodes
+    from treepolicies.games.nim import Nim
+    reachable = _nim_positions(10)
+    assert len(reachable) == 20
+    tree = search(Nim(10), "ucb1", iterations=4000, seed=2, early_stop=False)
+    dag = search(Nim(10), "ucb1", iterations=4000, seed=2, early_stop=False, transpositions=True)
+    found = positions(dag.tree)
+    assert len(found) <= len(reachable) < tree.tree_size
+    assert len(np.unique(dag.tree.dag.pkey[found])) == len(found)
+    assert set(dag.tree.dag.pkey[found].tolist()) <= {hash(p) for p in reachable}
+    check_invariant(dag)
+    assert dag.move == 2  # 10 mod 4: leave a multiple of 4
+    again = search(Nim(10), "ucb1", iterations=4000, seed=2, early_stop=False, transpositions=True)
+    assert (dag.visits == again.visits).all()
+
+
+@pytest.mark.parametrize("stones,value", [(8, 0.0), (9, 1.0), (11, 1.0)])
+def test_the_solver_on_a_python_game_s_dag_proves_nim(stones, value):
+    # a pile that is a multiple of 4 is lost for the player to move, any other won (nim.py)
+    from treepolicies.games.nim import Nim
+    r = search(Nim(stones), "ucb1", iterations=100000, seed=0, solver=True, transpositions=True)
+    assert r.stop_reason == "proven"
+    chooser_value = max(r.proven)  # the root's proof for the player to move: its best child's
+    assert chooser_value == value
+    if value == 1.0:
+        assert r.move == stones % 4 and r.proven[r.moves.index(r.move)] == 1.0
+
+
+@pytest.mark.parametrize("game_name", ["connect4", "go", "tictactoe"])
+def test_widening_and_priors_on_the_dag_bound_each_position_s_visited_edges(game_name):
+    # on the DAG a position's visits are pvis (every move order that reached it): a position with
+    # n visits has visited at most m = ceil(k n^alpha) of its out-edges, the first m, and its edges
+    # are in decreasing prior order (sorted when it was expanded)
+    import math
+
+    g = make_game(game_name)
+    k, alpha = 1.5, 0.4
+    for seed in range(3):
+        r = search(g, "ucb1:c=0.5", iterations=800, seed=seed, widen_k=k, widen_alpha=alpha, prior="heuristic",
+                   transpositions=True, early_stop=False)
+        a, d = r.tree.arrays, r.tree.dag
+        checked = 0
+        for p in positions(r.tree):
+            f, n = int(a.first[p]), int(a.nchild[p])
+            if f < 0:
+                continue
+            visited = a.stats[COUNT, f:f + n] > 0
+            # m grows with the visits; the position's visits when each edge was last chosen were at
+            # most pvis, so the bound at pvis holds for all of them
+            m = min(n, max(1, math.ceil(k * max(1.0, d.pvis[p]) ** alpha - 1e-9)))
+            assert visited.sum() <= m and not visited[m:].any()
+            pri = a.prior[f:f + n]
+            assert np.all(np.diff(pri) <= 1e-15) and pri.sum() == pytest.approx(1.0)
+            checked += 1
+        assert checked > 10
+        check_invariant(r)
+
+
+def test_first_play_urgency_on_the_dag_is_the_position_s_mean_over_its_out_edges():
+    # hand-built: a position whose two out-edges hold 3 visits summing 2.0 and 1 visit of 0.0 (as
+    # seen by the player choosing there): mean 2/4 = 0.5; fpu_reduction 0.2 -> 0.3; fpu=0.4 -> 0.4
+    from treepolicies.options import SearchOptions
+    from treepolicies.transpositions import first_play_urgency
+    from treepolicies.tree import Tree
+
+    tree = Tree(8, 1, 1)
+    tree.init_root(1)
+    a = tree.arrays
+    a.first[0], a.nchild[0] = 1, 3
+    a.meta[0] = 4
+    a.first[1:4] = -1
+    a.stats[:, 1:4] = 0.0
+    a.stats[COUNT, 1], a.stats[SUM, 1] = 3.0, 2.0
+    a.stats[COUNT, 2], a.stats[SUM, 2] = 1.0, 0.0
+    assert first_play_urgency(a, 0, SearchOptions(fpu_reduction=0.2).array()) == pytest.approx(0.3)
+    assert first_play_urgency(a, 0, SearchOptions(fpu="parent").array()) == pytest.approx(0.5)
+    assert first_play_urgency(a, 0, SearchOptions(fpu=0.4).array()) == 0.4
+    assert first_play_urgency(a, 0, SearchOptions().array()) == np.inf
+    a.stats[COUNT, 1:4] = 0.0  # no visits out of it yet: 1/2
+    assert first_play_urgency(a, 0, SearchOptions(fpu="parent").array()) == 0.5
+
+
+@pytest.mark.parametrize("kw", [dict(fpu_reduction=0.1), dict(widen_k=2.0), dict(prior="heuristic", fpu=0.5)])
+def test_the_python_dag_driver_matches_the_compiled_one_with_the_view_options(kw):
+    g = make_game("connect4")
+    a = search(g, "puct:c=1.5", iterations=2000, seed=6, transpositions=True, early_stop=False, **kw)
+    b = search(g, "puct:c=1.5", iterations=2000, seed=6, transpositions=True, early_stop=False, compiled=False, **kw)
+    assert (a.visits == b.visits).all() and np.array_equal(a.values, b.values)
+    check_invariant(a)

@@ -47,7 +47,8 @@ from bandits.stats import COUNT, MEAN
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.amaf import amaf_update
 from treepolicies.evaluate import get_evaluator, run_evaluated, virtual_loss
-from treepolicies.transpositions import prepare_transposed, run_transposed
+from treepolicies.transpositions import (offers_hash, prepare_transposed, prepare_transposed_python, run_transposed,
+                                         run_transposed_python)
 from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.options import SearchOptions, check_bounds
@@ -233,7 +234,10 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         _compile_first(game, tree, policy, compiled and run.evaluator is None and not options.transpositions, solver,
                        specialize, run)  # before the clock starts
     if options.transpositions:
-        prepare_transposed(game, tree, policy, run)
+        if compiled:
+            prepare_transposed(game, tree, policy, run)
+        else:
+            prepare_transposed_python(game, tree)
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     early = early_stop and final == "robust" and iterations is not None
@@ -251,8 +255,9 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         if reason == BAD_REWARD:
             _bad_reward(game, run)
     elif options.transpositions:
-        done, reason = run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run,
-                                      lambda: _grow(tree, node_cap), solver)
+        driver = run_transposed if compiled else run_transposed_python
+        done, reason = driver(game, tree, policy, stream, iterations, deadline, early, node_cap, run,
+                              lambda: _grow(tree, node_cap), solver)
         if reason == BAD_ARM:
             _bad_arm(policy)
         if reason == BAD_REWARD:
@@ -360,12 +365,14 @@ def combine_root(results, final="robust", solver=False, elapsed=0.0) -> SearchRe
 def _check_transpositions(game, options, compiled, solver, tree) -> None:
     """Refuse, in one line, what transpositions do not support (treepolicies.transpositions)."""
     name = getattr(game, "name", "") or type(game).__name__
-    if not compiled or getattr(game, "key_kernel", None) is None:
+    if compiled and getattr(game, "key_kernel", None) is None:
         raise ValueError(f"transpositions need a compiled game with a position key kernel (game.key_kernel); "
                          f"{name} has none")
-    clash = [k for k, on in (("rave", options.rave), ("fpu", options.fpu != "inf"),
-                             ("prior", options.prior != "uniform"), ("widen_k", options.widen_k is not None),
-                             ("evaluator", options.evaluator is not None), ("tree reuse", tree is not None)) if on]
+    if not compiled and not offers_hash(game):
+        raise ValueError(f"transpositions on a Python game need its class to define __hash__ over the position "
+                         f"(e.g. hash((board, to_move)), with a matching __eq__); {name} has only the identity hash")
+    clash = [k for k, on in (("rave", options.rave), ("evaluator", options.evaluator is not None),
+                             ("tree reuse", tree is not None)) if on]
     if clash:
         raise ValueError(f"transpositions do not combine with {', '.join(clash)} yet")
 
@@ -398,11 +405,11 @@ class _Enhanced:
             if not has_kernels:
                 raise ValueError(f"evaluator: the leaf evaluator takes state arrays, so it needs a compiled game; "
                                  f"{name} is a Python game")
-            clash = [k for k, on in (("rave", options.rave), ("prior", options.prior != "uniform"),
-                                     ("widen_k", options.widen_k is not None)) if on]
-            if clash:
-                raise ValueError(f"evaluator does not combine with {', '.join(clash)} yet (its priors are the "
-                                 "children's priors; RAVE needs playout moves)")
+            if options.prior != "uniform":
+                raise ValueError(f"evaluator and prior={options.prior!r} are two sources of priors: the evaluator's "
+                                 "are the children's priors (drop prior=)")
+            if options.rave:
+                raise ValueError("evaluator does not combine with rave yet (RAVE needs playout moves)")
             needs_kernel = options.rollout != "random" or options.rollout_cap is not None
         elif options.value_mix > 0.0 or options.eval_batch != 1:
             raise ValueError("eval_batch and value_mix go with evaluator=...")

@@ -3,7 +3,9 @@
 ``search(game, policy, iterations=N, transpositions=True)`` on a compiled game with a position key
 kernel (``game.key_kernel(state) -> int64``: the Zobrist hash mixed with the player to move, the ko
 point and the passes for Go and NoGo (a 64-bit hash: two positions share a key with probability
-about 2**-64 per pair); exact keys from the bitboards for Connect Four and tic-tac-toe).
+about 2**-64 per pair); exact keys from the bitboards for Connect Four and tic-tac-toe), or on a
+Python game whose class defines ``__hash__`` over its position (:func:`python_key`; the same
+steps in Python, :func:`run_transposed_python`).
 
 Layout.  Rows of the tree arrays are *edges*: row c is the move ``move[c]`` from the position that
 owns the block of children it belongs to (``parent[c]``, a canonical row), with that edge's
@@ -29,10 +31,14 @@ arrival at a position but its first passes through one of its children.  A desce
 ``game.max_plies`` edges (a cycle is possible in Go through captures), and continues with a
 playout.  MCTS-Solver works on the DAG: a proof belongs to a position (its canonical row), the
 selection skips edges into proven positions, and proofs go up the path of the iteration that made
-them (a position proven through one path serves every path into it).  Not combined (refused in one
-line): RAVE / GRAVE, first-play urgency, priors,
-widening, evaluators, tree reuse.  Memory: 4 + 8 + 8 bytes per row more, plus 24 bytes per table
-slot (two slots per row).
+them (a position proven through one path serves every path into it).
+
+First-play urgency, priors and progressive widening work on the DAG as in the tree
+(:func:`_pick_view`, treepolicies.view): a position's children are sorted by prior at its
+expansion; widening counts the position's visits (``pvis``); ``fpu=parent`` takes the position's
+mean over its out-edges (:func:`first_play_urgency`: the rows into a position are other parents'
+statistics).  Not combined (refused in one line): RAVE / GRAVE, evaluators, tree reuse.
+Memory: 4 + 8 + 8 bytes per row more, plus 24 bytes per table slot (two slots per row).
 """
 from __future__ import annotations
 
@@ -45,14 +51,17 @@ from numba.extending import overload
 
 from bandits.compiling import notice, track
 from bandits.kernels import record_row, select_row
-from bandits.stats import record
+from bandits.stats import COUNT, FIRST, NSTAT, NVIEW, PRIOR, SUM, record
 from treepolicies import compiled as cp
-from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, _legal, _play, _result,
-                                   _rollout_play, _rollout_value, _terminal, _to_move, game_key, rollout_key)
-from treepolicies.options import O_CAP, O_LO, O_SCALE
+from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, _legal, _play,
+                                   _prior_call, _result, _rollout_play, _rollout_value, _terminal, _to_move, game_key,
+                                   prior_key, rollout_key)
+from treepolicies.options import FPU_INF, FPU_VALUE, O_CAP, O_FPU, O_FPU_MODE, O_LO, O_PRIOR, O_SCALE, O_WIDEN_K
 from treepolicies.tree import FULL, expand, leader_is_safe
+from treepolicies.view import order_by_prior, widened
 
-__all__ = ["DagArrays", "new_dag", "grow_dag", "make_dag_loop", "dag_bytes_per_row", "lookup"]
+__all__ = ["DagArrays", "new_dag", "grow_dag", "make_dag_loop", "dag_bytes_per_row", "lookup", "offers_hash",
+           "python_key", "run_transposed", "run_transposed_python"]
 
 
 class DagArrays(NamedTuple):
@@ -144,9 +153,10 @@ def _key_call_impl(kkey, state):
 _LOOPS: dict = {}
 
 
-def make_dag_loop(kernels, key_kernel, rollout):
-    """The compiled DAG search loop for a game, its key kernel and rollout (cached on disk)."""
-    loop = _LOOPS.get((kernels, key_kernel, rollout))
+def make_dag_loop(kernels, key_kernel, rollout, prior=None):
+    """The compiled DAG search loop for a game, its key kernel, rollout and prior kernel (None:
+    uniform priors), cached on disk."""
+    loop = _LOOPS.get((kernels, key_kernel, rollout, prior))
     if loop is None:
         gkey = game_key(kernels)
         cp._GAMES[gkey] = kernels
@@ -154,16 +164,21 @@ def make_dag_loop(kernels, key_kernel, rollout):
         cp._GAMES[rkey] = rollout
         kkey = "key:" + game_key((key_kernel,))
         cp._GAMES[kkey] = key_kernel
-        loop = track(_build(gkey, rkey, kkey))
-        _LOOPS[(kernels, key_kernel, rollout)] = loop
+        prkey = ""
+        if prior is not None:
+            prkey = prior_key(prior)
+            cp._GAMES[prkey] = prior
+        loop = track(_build(gkey, rkey, kkey, prkey))
+        _LOOPS[(kernels, key_kernel, rollout, prior)] = loop
     return loop
 
 
-def _build(gkey, rkey, kkey):
+def _build(gkey, rkey, kkey, prkey):
     @nb.njit(cache=True, nogil=True, error_model="numpy")
-    def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth, solver):
-        return _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
-                        opts, max_depth, solver)
+    def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth, solver,
+                view, pbuf):
+        return _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter,
+                        early, opts, max_depth, solver, view, pbuf)
     return run_dag
 
 
@@ -205,6 +220,66 @@ def _pick(pk, params, tree, dag, p, valid, rng, work, solver):
 
 
 @nb.njit(cache=True)
+def first_play_urgency(tree, p, opts):
+    """The FIRST row's value at position p (treepolicies.view's rule on the DAG): a number, +inf, or
+    with ``fpu=parent`` the position's mean for the player choosing there minus the reduction.  A
+    position's statistics live on its out-edges (the rows into it belong to other parents), so its
+    mean is that of the iterations that left it: sum of the out-edges' rewards / their visits (all
+    seen by the chooser), 1/2 before any."""
+    mode = opts[O_FPU_MODE]
+    if mode == FPU_INF:
+        return np.inf
+    if mode == FPU_VALUE:
+        return opts[O_FPU]
+    f = tree.first[p]
+    total, visits = 0.0, 0.0
+    if f >= 0:
+        for j in range(tree.nchild[p]):
+            total += tree.stats[SUM, f + j]
+            visits += tree.stats[COUNT, f + j]
+    return (total / visits if visits > 0.0 else 0.5) - opts[O_FPU]
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view):
+    """:func:`_pick` with first-play urgency, priors and progressive widening (treepolicies.view):
+    the policy sees the out-edges' statistics with the PRIOR and FIRST rows, and only the first
+    ceil(k n^alpha) edges (n = the position's visits; edges in prior order)."""
+    f = tree.first[p]
+    n = tree.nchild[p]
+    m = widened(dag.pvis[p], n, opts) if opts[O_WIDEN_K] > 0.0 else n
+    stats = tree.stats
+    for j in range(n):
+        valid[j] = j < m
+        for i in range(NSTAT):
+            view[i, j] = stats[i, f + j]
+    if view.shape[0] > FIRST:
+        with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
+        v = first_play_urgency(tree, p, opts)
+        for j in range(n):
+            view[PRIOR, j] = tree.prior[f + j] if with_prior else 1.0 / n
+            view[FIRST, j] = v
+    if solver:
+        any_valid = False
+        for j in range(n):
+            q = dag.canon[f + j]
+            ok = valid[j] and (q < 0 or tree.proven[q] < 0.0)
+            valid[j] = ok
+            any_valid = any_valid or ok
+        if not any_valid:
+            for j in range(n):
+                valid[j] = True
+            return f
+    arm = select_row(pk, params, tree.pstate[p], tree.astate[:, f:f + n], view[:, :n], valid[:n],
+                     dag.pvis[p], rng, work[:n])
+    for j in range(n):
+        valid[j] = True
+    if arm < 0 or arm >= n:
+        return -1
+    return f + arm
+
+
+@nb.njit(cache=True)
 def prove(tree, dag, q):
     """MCTS-Solver's rule (treepolicies.tree) at position q, reading its children's proofs through
     their positions: proven a win for the chooser if one child is, else with the best child value
@@ -230,11 +305,14 @@ def prove(tree, dag, q):
 
 
 @nb.njit(cache=True, inline="always")
-def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts,
-             max_depth, solver):
-    """The DAG loop (module docstring)."""
+def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
+             opts, max_depth, solver, view, pbuf):
+    """The DAG loop (module docstring); ``view`` (rows, M) and ``pbuf`` (M,) scratch of the options
+    seen through a view (first-play urgency, priors, widening: :func:`_pick_view`)."""
     move, mover, parent, first, stats, proven = tree.move, tree.mover, tree.parent, tree.first, tree.stats, tree.proven
     canon, pvis = dag.canon, dag.pvis
+    viewed = view.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0
+    with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
     path = tree.path
     cap = np.int64(opts[O_CAP])
     lo = opts[O_LO]
@@ -250,7 +328,10 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
         depth = 0
         while True:
             while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
-                c = _pick(pk, params, tree, dag, canon[row], valid, rng, work, solver)
+                if viewed:
+                    c = _pick_view(pk, params, tree, dag, canon[row], valid, rng, work, solver, opts, view)
+                else:
+                    c = _pick(pk, params, tree, dag, canon[row], valid, rng, work, solver)
                 if c < 0:
                     return done, BAD_ARM
                 path[depth] = c
@@ -264,12 +345,20 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
                     or (solver and proven[p] >= 0.0):
                 break
             n = _legal(gkey, s, moves)
+            if with_prior:
+                _prior_call(prkey, s, moves, n, pbuf)
+                order_by_prior(moves, pbuf, n)
             if expand(tree, p, moves, n, _to_move(gkey, s), pk, params, valid) == FULL:
                 return done, FULL_STATUS
             f = first[p]
             for j in range(n):
                 canon[f + j] = -1
-            c = _pick(pk, params, tree, dag, p, valid, rng, work, solver)
+                if with_prior:
+                    tree.prior[f + j] = pbuf[j]
+            if viewed:
+                c = _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view)
+            else:
+                c = _pick(pk, params, tree, dag, p, valid, rng, work, solver)
             if c < 0:
                 return done, BAD_ARM
             path[depth] = c
@@ -316,7 +405,7 @@ def _run_dag(gkey, rkey, kkey, tree, dag, root_state, pk, params, valid, rng, wo
 
 def prepare_transposed(game, tree, policy, run) -> None:
     """Give ``tree`` its transposition arrays (the root linked) and compile the loop (before the clock)."""
-    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel)
+    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel, run.prior)
     if tree.dag is None:
         tree.dag = new_dag(tree.capacity)
         tree.dag.canon[0] = 0
@@ -325,7 +414,13 @@ def prepare_transposed(game, tree, policy, run) -> None:
     with notice(f"the transposition search loop for {getattr(game, 'name', type(game).__name__)}"):
         grow_dag(tree.dag, tree.capacity, 1)  # (compiles the table's rebuild too)
         loop(tree.arrays, tree.dag, game.state.copy(), policy.kernels, policy.params, np.ones(m, np.bool_),
-             np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1, False)
+             np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1, False,
+             *_scratch(run, m))
+
+
+def _scratch(run, m):
+    """(view, pbuf) for the DAG loop: NVIEW rows when the options are seen through a view."""
+    return np.empty((NVIEW if run.options.view else NSTAT, m)), np.empty(m)
 
 
 def run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver=False):
@@ -344,10 +439,11 @@ def _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, ru
     """The chunked loop of run_transposed (grows the tree and the table when they are full)."""
     import time
 
-    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel)
+    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel, run.prior)
     pk = policy.kernels
     m = max(1, int(game.max_moves))
     valid, work, moves = np.ones(m, np.bool_), np.empty(m), np.empty(m, np.int64)
+    view, pbuf = _scratch(run, m)
     root_state = game.state.copy()
     max_depth = max(1, min(tree.capacity - 1, int(getattr(game, "max_plies", 0) or m)))
     done = 0
@@ -362,7 +458,7 @@ def _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, ru
         t0 = time.perf_counter()
         left = iterations - done if early else -1
         n, status = loop(tree.arrays, tree.dag, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
-                         left, run.opts, max_depth, solver)
+                         left, run.opts, max_depth, solver, view, pbuf)
         done += n
         if status == BAD_ARM or status == BAD_REWARD:
             return done, status
@@ -380,3 +476,162 @@ def _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, ru
             return done, "iterations"
         elif deadline is not None and time.perf_counter() - t0 < 0.005:
             chunk *= 2
+
+
+# -- a Python game's positions: its hash() ------------------------------------------------------------
+
+def offers_hash(game) -> bool:
+    """True when a game searched through its Python methods has a position key: a key kernel, or a
+    class that defines ``__hash__`` (of its position: equal positions, equal hashes), not the
+    identity hash every object has."""
+    if getattr(game, "key_kernel", None) is not None and isinstance(getattr(game, "state", None), np.ndarray):
+        return True
+    return type(game).__hash__ not in (None, object.__hash__)
+
+
+def python_key(game) -> int:
+    """The position key of a game searched through its Python methods: its key kernel's where it
+    has one (a compiled game searched with ``compiled=False``: the same keys as the compiled DAG
+    loop), else ``hash(game)`` as a 64-bit integer (Python's hashes of tuples, strings and bytes are
+    64-bit: two positions share a key with probability about 2**-64 per pair when the game hashes
+    its whole position, e.g. ``hash((board, to_move))``)."""
+    kernel = getattr(game, "key_kernel", None)
+    if kernel is not None and isinstance(getattr(game, "state", None), np.ndarray):
+        return int(kernel(game.state))
+    return int(np.int64(hash(game)))
+
+
+def prepare_transposed_python(game, tree) -> None:
+    """Give ``tree`` its transposition arrays with the root linked under ``hash(game)``."""
+    if tree.dag is None:
+        tree.dag = new_dag(tree.capacity)
+        tree.dag.canon[0] = 0
+        insert(tree.dag, python_key(game), 0)
+
+
+def run_transposed_python(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver=False):
+    """The DAG search of a Python game (the steps of :func:`_run_dag`, with the game's methods and
+    ``hash()`` as the key); returns (done, reason) as :func:`run_transposed`."""
+    import time
+
+    from treepolicies.search import _bad_arm, _code, _leaf_value, _playout
+
+    done, reason = _drive_python(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow,
+                                 bool(solver), time, _bad_arm, _code, _leaf_value, _playout)
+    f, n = int(tree.first[0]), int(tree.nchild[0])
+    if f >= 0:
+        for c in range(f, f + n):
+            q = int(tree.dag.canon[c])
+            if q >= 0:
+                tree.proven[c] = tree.proven[q]
+    return done, reason
+
+
+def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver, time,
+                  bad_arm, code_of, leaf_value, playout):
+    pk, params, rng = policy.kernels, policy.params, stream.state
+    valid, work = np.ones(16, np.bool_), np.empty(16)
+    opts = run.opts
+    viewed = run.options.view or run.options.widen_k is not None
+    view = np.empty((NVIEW if run.options.view else NSTAT, 16))
+    max_plies = int(getattr(game, "max_plies", 0) or 0)
+
+    def pick(p):
+        if viewed:
+            return _pick_view(pk, params, arrays, dag, p, valid, rng, work, solver, opts, view)
+        return _pick(pk, params, arrays, dag, p, valid, rng, work, solver)
+
+    done = 0
+    while iterations is None or done < iterations:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return done, "seconds"
+        arrays, dag = tree.arrays, tree.dag
+        move, mover, parent, first, stats, proven = (arrays.move, arrays.mover, arrays.parent, arrays.first,
+                                                     arrays.stats, arrays.proven)
+        canon, pvis, path = dag.canon, dag.pvis, arrays.path
+        if solver and proven[0] >= 0.0:
+            return done, "proven"
+        max_depth = max(1, min(tree.capacity - 1, max_plies or tree.capacity - 1))
+        g = game.copy()
+        row, depth, full = 0, 0, False
+        while True:
+            while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
+                c = pick(canon[row])
+                if c < 0:
+                    bad_arm(policy)
+                path[depth] = c
+                depth += 1
+                g.play(tree.objects[move[c]])
+                if canon[c] < 0:
+                    link(dag, c, python_key(g))
+                row = c
+            p = int(canon[row])
+            if g.terminal() or first[p] >= 0 or not (p == 0 or pvis[p] > 0.0) or depth >= max_depth \
+                    or (solver and proven[p] >= 0.0):
+                break
+            legal = g.legal_moves()
+            if not legal:
+                raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
+            if len(legal) > valid.size:
+                valid, work = np.ones(2 * len(legal), np.bool_), np.empty(2 * len(legal))
+                view = np.empty((view.shape[0], 2 * len(legal)))
+            pbuf = None
+            if run.prior is not None:  # a compiled game's prior kernel on its own move codes
+                game_moves = np.array(legal, np.int64)
+                pbuf = np.empty(len(legal))
+                run.prior(g.state, game_moves, len(legal), pbuf)
+                order_by_prior(game_moves, pbuf, len(legal))
+                legal = [int(mv) for mv in game_moves]
+            codes = np.array([code_of(tree, mv) for mv in legal], np.int64)
+            if expand(arrays, p, codes, len(codes), int(g.to_move), pk, params, valid) == FULL:
+                full = True
+                break
+            f = int(first[p])
+            canon[f:f + len(codes)] = -1
+            if pbuf is not None:
+                arrays.prior[f:f + len(codes)] = pbuf
+            c = pick(p)
+            if c < 0:
+                bad_arm(policy)
+            path[depth] = c
+            depth += 1
+            g.play(tree.objects[move[c]])
+            link(dag, c, python_key(g))
+            row = c
+            if canon[c] == c:  # a new position: the iteration's leaf
+                break
+        if full:  # grow the tree and the table, then run the iteration again
+            used = tree.size
+            if not grow():
+                return done, "node_cap"
+            tree.dag = grow_dag(tree.dag, tree.capacity, used)
+            continue
+        q = int(canon[row])
+        who = int(mover[row])
+        if solver and proven[q] >= 0.0:
+            value = float(proven[q])
+        elif g.terminal():
+            value = leaf_value(g, who, run, False)
+            if solver:
+                proven[q] = value
+        else:
+            capped = playout(g, stream, run, tree, None)
+            value = leaf_value(g, who, run, capped)
+        for i in range(depth):
+            c = int(path[i])
+            p = int(parent[c])
+            f, n = int(first[p]), int(arrays.nchild[p])
+            v = value if mover[c] == who else 1.0 - value
+            record_row(pk, params, arrays.pstate[p], arrays.astate[:, f:f + n], stats[:, f:f + n], c - f, v)
+            pvis[canon[c]] += 1.0
+        pvis[0] += 1.0
+        record(stats, 0, value if mover[0] == who else 1.0 - value)
+        if solver and proven[q] >= 0.0:
+            for i in range(depth - 1, -1, -1):
+                p = int(parent[path[i]])
+                if proven[p] < 0.0 and not prove(arrays, dag, p):
+                    break
+        done += 1
+        if early and leader_is_safe(arrays, iterations - done):
+            return done, "early"
+    return done, "iterations"

@@ -43,5 +43,13 @@ class Nim:
         """1 if ``player`` took the last stone, else 0."""
         return 1.0 if self.last == player else 0.0
 
+    def __eq__(self, other) -> bool:
+        """The same position: the same pile and player to move (the last mover follows)."""
+        return isinstance(other, Nim) and (self.stones, self.to_move) == (other.stones, other.to_move)
+
+    def __hash__(self) -> int:
+        """The position's hash (transpositions key positions on it: 1 + 2 and 2 + 1 meet)."""
+        return hash((self.stones, self.to_move))
+
     def __repr__(self) -> str:
         return f"Nim(stones={self.stones}, to_move={self.to_move})"
