@@ -32,6 +32,38 @@ def test_softmax_draws_the_boltzmann_distribution():
     assert (np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / picks.size)).all()
 
 
+def test_cached_boltzmann_weights_equal_the_direct_formula_through_value_changes_and_big_moves():
+    # exp_weights (bandits/zoo/common.py) caches each arm's exp; after any sequence of value changes
+    # (one arm, several, a jump of 1e4 that moves the shift, a new scale, a masked arm) the weights
+    # normalised must equal softmax(scale * values) over the valid arms, computed here directly
+    from bandits.zoo.common import exp_weights, reset_exp_weights
+
+    gen = np.random.default_rng(3)
+    k = 7
+    cache, state, work = np.zeros((2, k)), np.zeros(2), np.zeros(k)
+    reset_exp_weights(cache, state, 0)
+    values = gen.normal(size=k)
+    valid = np.ones(k, dtype=np.bool_)
+    scale = 2.0
+    for step in range(300):
+        if step % 50 == 7:
+            values[gen.integers(k)] += 1e4 * gen.choice([-1, 1])
+        elif step % 60 == 11:
+            scale = float(gen.choice([0.5, 2.0, -3.0]))
+        elif step % 70 == 13:
+            valid = gen.random(k) < 0.7
+            valid[gen.integers(k)] = True
+        else:
+            values[gen.integers(k)] += gen.normal()
+        total = exp_weights(values, scale, valid, cache, state, 0, work)
+        x = np.where(valid, scale * values, -np.inf)
+        direct = np.exp(x - x.max())
+        direct /= direct.sum()
+        assert np.isfinite(total) and total > 0
+        np.testing.assert_allclose(work / total, direct, rtol=1e-9, atol=1e-300)
+        assert (work[~valid] == 0).all()
+
+
 def test_softmax_tries_untried_arms_first():
     stats = stats_from([[0.9], [], [0.1], []])
     picks = {select_once(make_policy("softmax"), stats, t=2, seed=s)[0] for s in range(200)}

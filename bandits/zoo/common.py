@@ -2,12 +2,15 @@
 
     best_of(work, valid, rng)      argmax of work over the valid arms, exact ties uniformly at random
     draw_from(work, valid, total, rng)   an arm drawn with probability work[i] / total (valid arms)
+    exp_weights(values, scale, valid, cache, state, at, work)   Boltzmann weights, exponentials cached
     count_valid(valid)             number of valid arms
 
 The rule every library policy follows, "an untried arm first, ties at random", is written by a
 policy as +inf scores for its untried arms before :func:`best_of`.
 """
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
@@ -54,6 +57,52 @@ def draw_from(work, valid, total, rng):
             if u < 0.0:
                 return i
     return last  # rounding: the last valid arm
+
+
+@nb.njit(cache=True)
+def exp_weights(values, scale, valid, cache, state, at, work):
+    """Boltzmann weights work[i] = exp(scale values[i] - ref) of the valid arms (0 for the others);
+    returns their sum.  (Softmax: values the means, scale 1 / tau; Exp3: the log-weights, scale 1;
+    Exp3-IX: the loss estimates, scale -eta.)
+
+    The exponentials are cached, as a stateful policy may (bandits.kernels): ``cache`` is a (2, K)
+    view of the policy's arm state, cache[0, i] arm i's weight and cache[1, i] the value it is for;
+    state[at] holds the shift ref and state[at + 1] the scale.  A selection computes exp only for
+    the arms whose value changed (on a testbed one per play: the pulled arm's), or for every arm
+    when the scale changed or the largest scale * value moved more than 20 from ref (ref is then
+    set to it, so no weight overflows and the largest lies in [e^-20, e^20]).  Start with
+    cache[1] and state[at] NaN (:func:`reset_exp_weights`).
+    """
+    top = -math.inf
+    for i in range(values.shape[0]):
+        if valid[i] and scale * values[i] > top:
+            top = scale * values[i]
+    ref = state[at]
+    moved = not (abs(top - ref) <= 20.0) or state[at + 1] != scale
+    if moved:
+        ref = top
+        state[at] = top
+        state[at + 1] = scale
+    total = 0.0
+    for i in range(values.shape[0]):
+        if valid[i]:
+            if moved or cache[1, i] != values[i]:
+                cache[0, i] = math.exp(scale * values[i] - ref)
+                cache[1, i] = values[i]
+            work[i] = cache[0, i]
+        else:
+            work[i] = 0.0
+        total += work[i]
+    return total
+
+
+@nb.njit(cache=True)
+def reset_exp_weights(cache, state, at):
+    """No weight cached yet (:func:`exp_weights`)."""
+    for i in range(cache.shape[1]):
+        cache[1, i] = math.nan
+    state[at] = math.nan
+    state[at + 1] = math.nan
 
 
 @nb.njit(cache=True)

@@ -8,9 +8,10 @@ simultaneous-move MCTS (Teytaud & Flory 2011).
     gamma = min(1, sqrt(K ln K / ((e - 1) T)))    for a horizon T (Corollary 3.2 with g = T)
 
 ``gamma`` given fixes it; otherwise it comes from ``horizon`` (bound to a testbed's horizon or a
-search's iteration budget when unset).  The weights are kept as logarithms (arm state row 0) and
-normalised by their maximum, so they never overflow; p of the last selection is kept (row 1) for
-the update, together with gamma and K (state).
+search's iteration budget when unset).  The weights are kept as logarithms (arm state row 0), and
+exponentiated shifted (bandits.zoo.common.exp_weights: the exponentials cached, one per play
+instead of one per arm), so they never overflow; p of the last selection is kept (row 1) for the
+update, together with gamma and K (state).
 """
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ import math
 import numba as nb
 
 import bandits
-from bandits.zoo.common import BindsHorizon, check_horizon, count_valid, draw_from
+from bandits.zoo.common import BindsHorizon, check_horizon, count_valid, draw_from, exp_weights, reset_exp_weights
 
-_LOGW, _P = 0, 1        # arm_state rows
-_GAMMA, _K = 0, 1       # state columns
+_LOGW, _P, _CACHE = 0, 1, 2   # arm_state rows (2 and 3: the weight cache, common.exp_weights)
+_GAMMA, _K, _REF = 0, 1, 2     # state columns (2 and 3: the cache's shift and scale)
 
 
 @nb.njit(cache=True)
@@ -37,6 +38,7 @@ def init(params, state, arm_state, valid):
     for i in range(arm_state.shape[1]):
         arm_state[_LOGW, i] = 0.0
         arm_state[_P, i] = 0.0
+    reset_exp_weights(arm_state[_CACHE:_CACHE + 2], state, _REF)
 
 
 @nb.njit(cache=True)
@@ -44,14 +46,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     """A draw from p (module docstring); p, gamma and K kept for on_record."""
     k = count_valid(valid)
     gamma = params[1] if params[1] >= 0.0 else exploration(k, params[0])
-    top = -math.inf
-    for i in range(valid.shape[0]):
-        if valid[i] and arm_state[_LOGW, i] > top:
-            top = arm_state[_LOGW, i]
-    total = 0.0
-    for i in range(valid.shape[0]):
-        work[i] = math.exp(arm_state[_LOGW, i] - top) if valid[i] else 0.0
-        total += work[i]
+    total = exp_weights(arm_state[_LOGW], 1.0, valid, arm_state[_CACHE:_CACHE + 2], state, _REF, work)
     for i in range(valid.shape[0]):
         arm_state[_P, i] = (1.0 - gamma) * work[i] / total + gamma / k if valid[i] else 0.0
     state[_GAMMA] = gamma
@@ -79,8 +74,8 @@ class Exp3(BindsHorizon, bandits.Policy):
 
     name = "exp3"
     kernel_spec = bandits.KernelSpec(select=select, init=init, on_record=on_record)
-    state_width = 2
-    arm_state_width = 2
+    state_width = 4
+    arm_state_width = 4
 
     def __init__(self, horizon: int | None = None, gamma: float | None = None):
         if gamma is not None:

@@ -8,7 +8,8 @@ non-stochastic bandits", Algorithm 1 and Theorem 1), for rewards in [0, 1] (loss
 
 ``eta`` given fixes it (gamma = eta / 2); otherwise it comes from ``horizon`` (bound to a
 testbed's horizon or a search's budget when unset).  K = 1: eta = 0, the one arm.  Arm state:
-rows [Lhat_i, p_i of the last selection]; state [eta].
+rows [Lhat_i, p_i of the last selection, the weight cache (2 rows, bandits.zoo.common.exp_weights:
+one exp per play instead of one per arm)]; state [eta, the cache's shift and scale].
 """
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ import math
 import numba as nb
 
 import bandits
-from bandits.zoo.common import BindsHorizon, check_horizon, count_valid, draw_from
+from bandits.zoo.common import BindsHorizon, check_horizon, count_valid, draw_from, exp_weights, reset_exp_weights
 
-_LOSS, _P = 0, 1        # arm_state rows
-_ETA = 0                # state column
+_LOSS, _P, _CACHE = 0, 1, 2   # arm_state rows (2 and 3: the weight cache, common.exp_weights)
+_ETA, _REF = 0, 1              # state columns (1 and 2: the cache's shift and scale)
 
 
 @nb.njit(cache=True)
@@ -35,6 +36,7 @@ def init(params, state, arm_state, valid):
     for i in range(arm_state.shape[1]):
         arm_state[_LOSS, i] = 0.0
         arm_state[_P, i] = 0.0
+    reset_exp_weights(arm_state[_CACHE:_CACHE + 2], state, _REF)
 
 
 @nb.njit(cache=True)
@@ -42,16 +44,9 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     """A draw from p (module docstring); p and eta kept for on_record."""
     k = count_valid(valid)
     eta = params[1] if params[1] >= 0.0 else learning_rate(k, params[0])
-    low = math.inf
+    total = exp_weights(arm_state[_LOSS], -eta, valid, arm_state[_CACHE:_CACHE + 2], state, _REF, work)
     for i in range(valid.shape[0]):
-        if valid[i] and arm_state[_LOSS, i] < low:
-            low = arm_state[_LOSS, i]
-    total = 0.0
-    for i in range(valid.shape[0]):
-        arm_state[_P, i] = math.exp(-eta * (arm_state[_LOSS, i] - low)) if valid[i] else 0.0
-        total += arm_state[_P, i]
-    for i in range(valid.shape[0]):
-        arm_state[_P, i] /= total
+        arm_state[_P, i] = work[i] / total
     state[_ETA] = eta
     return draw_from(arm_state[_P], valid, 1.0, rng)
 
@@ -76,8 +71,8 @@ class Exp3IX(BindsHorizon, bandits.Policy):
 
     name = "exp3ix"
     kernel_spec = bandits.KernelSpec(select=select, init=init, on_record=on_record)
-    state_width = 1
-    arm_state_width = 2
+    state_width = 3
+    arm_state_width = 4
 
     def __init__(self, horizon: int | None = None, eta: float | None = None):
         if eta is not None:
