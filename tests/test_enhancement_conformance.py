@@ -44,6 +44,9 @@ OPTIONS = {
     "transpositions+heuristic+cap+bounds": dict(transpositions=True, rollout="heuristic", rollout_cap=40,
                                                 reward_bounds=(0, 1)),
     "transpositions+fpu+widen": dict(transpositions=True, fpu_reduction=0.1, widen_k=2.0),
+    "transpositions+rave": dict(transpositions=True, rave=True),
+    "transpositions+grave+heuristic+prior": dict(transpositions=True, grave_ref=8, rollout="heuristic",
+                                                 prior="heuristic", widen_k=2.0),
     "transpositions+prior+widen+value": dict(transpositions=True, prior="heuristic", widen_k=1.0, fpu=0.3),
 }
 
@@ -58,6 +61,8 @@ REFUSED = {
     ("nim", "evaluator"): "needs a compiled game", ("nim", "evaluator+widen"): "needs a compiled game",
     ("nim", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
     ("nim", "transpositions+prior+widen+value"): "prior='heuristic'",
+    ("nim", "transpositions+grave+heuristic+prior"): "'heuristic' is not offered by nim",
+    ("tictactoe", "transpositions+grave+heuristic+prior"): "rollout='heuristic'",
     ("tictactoe", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
 }
 

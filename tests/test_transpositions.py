@@ -119,8 +119,7 @@ def _half(states, moves, counts):
     return np.ones(moves.shape), np.full(len(states), 0.5)
 
 
-@pytest.mark.parametrize("kw,words", [(dict(rave=True), "rave"), (dict(grave_ref=8), "rave"),
-                                      (dict(evaluator=_half), "evaluator")])
+@pytest.mark.parametrize("kw,words", [(dict(evaluator=_half), "evaluator")])
 def test_unsupported_combinations_are_refused_in_one_line(kw, words):
     with pytest.raises(ValueError) as err:
         search(make_game("connect4"), "ucb1", iterations=10, transpositions=True, **kw)
@@ -273,3 +272,48 @@ def test_the_python_dag_driver_matches_the_compiled_one_with_the_view_options(kw
     b = search(g, "puct:c=1.5", iterations=2000, seed=6, transpositions=True, early_stop=False, compiled=False, **kw)
     assert (a.visits == b.visits).all() and np.array_equal(a.values, b.values)
     check_invariant(a)
+
+
+@pytest.mark.parametrize("name,kw", [("connect4", dict(rave=True)), ("go", dict(rave=True)),
+                                     ("nogo", dict(grave_ref=20)), ("tictactoe", dict(rave=True, rave_schedule="mse"))])
+def test_rave_on_the_dag_credits_each_edge_at_least_its_visits_and_at_most_its_position_s(name, kw):
+    # an iteration that took edge c at position p played move[c] there first: c is credited (AMAF_N >=
+    # COUNT); only iterations that chose at p credit p's edges (AMAF_N <= pvis[p]); the other
+    # player's rows (GRAVE) likewise
+    from treepolicies.tree import AMAF_N, OPP_N
+    g = make_game(name)
+    r = search(g, "ucb1:c=0.5", iterations=1500, seed=2, transpositions=True, early_stop=False, **kw)
+    a, d, n = r.tree.arrays, r.tree.dag, r.tree.size
+    rows = np.arange(1, n)
+    owners = a.parent[1:n]
+    assert (a.amaf[AMAF_N, 1:n] >= a.stats[COUNT, 1:n]).all()
+    assert (a.amaf[AMAF_N, 1:n] <= d.pvis[owners]).all() and (a.amaf[OPP_N, 1:n] <= d.pvis[owners]).all()
+    assert (a.amaf[AMAF_N, 1:n] > a.stats[COUNT, 1:n]).sum() > len(rows) // 10  # moves played later count too
+    if "grave_ref" in kw:
+        assert a.amaf[OPP_N, 1:n].sum() > 0
+    check_invariant(r)
+    again = search(g, "ucb1:c=0.5", iterations=1500, seed=2, transpositions=True, early_stop=False, **kw)
+    assert (r.visits == again.visits).all()
+
+
+@pytest.mark.parametrize("name,kw", [("connect4", dict(rave=True)), ("connect4", dict(grave_ref=10, rave_k=50)),
+                                     ("tictactoe", dict(rave=True, widen_k=2.0))])
+def test_the_python_dag_driver_with_rave_matches_the_compiled_one(name, kw):
+    g = make_game(name)
+    a = search(g, "ucb1:c=0.5", iterations=2000, seed=8, transpositions=True, early_stop=False, **kw)
+    b = search(g, "ucb1:c=0.5", iterations=2000, seed=8, transpositions=True, early_stop=False, compiled=False, **kw)
+    assert (a.visits == b.visits).all() and np.array_equal(a.values, b.values)
+    from treepolicies.tree import AMAF_N, AMAF_W
+    n = a.tree.size
+    assert np.array_equal(a.tree.arrays.amaf[[AMAF_N, AMAF_W], :n], b.tree.arrays.amaf[[AMAF_N, AMAF_W], :n])
+
+
+def test_rave_on_a_python_game_s_dag():
+    # Nim with RAVE on the DAG (its playout's moves are credited through their codes) still finds
+    # the winning move, and every edge is credited at least its visits
+    from treepolicies.games.nim import Nim
+    from treepolicies.tree import AMAF_N
+    r = search(Nim(11), "ucb1", iterations=6000, seed=1, transpositions=True, rave=True, early_stop=False)
+    a, n = r.tree.arrays, r.tree.size
+    assert (a.amaf[AMAF_N, 1:n] >= a.stats[COUNT, 1:n]).all()
+    assert r.move == 3

@@ -50,7 +50,7 @@ from bandits.stats import COUNT, MEAN, NSTAT, SUM
 from treepolicies.options import O_BIAS, O_K, O_MSE, O_REF
 from treepolicies.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
 
-__all__ = ["rave_beta", "grave_reference", "blend", "amaf_update"]
+__all__ = ["rave_beta", "grave_reference", "blend", "blend_with", "amaf_update", "amaf_update_path", "credit"]
 
 
 @nb.njit(cache=True)
@@ -79,13 +79,20 @@ def blend(tree, node, opts, view, cmap):
     """The (NSTAT, n) statistics of ``node``'s children as the policy sees them with RAVE, written to
     ``view[:NSTAT, :n]``; returns ``view[:, :n]`` (module docstring; treepolicies.view adds rows).  ``cmap``: (move codes,) int64 all -1, scratch
     for GRAVE (left all -1)."""
-    first, nchild, move, mover, stats, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.stats, tree.amaf
-    f = first[node]
-    n = nchild[node]
-    big_n = stats[COUNT, node]
     r = node
     if opts[O_REF] > 0.0:
         r = grave_reference(tree, node, opts[O_REF])
+    return blend_with(tree, node, tree.stats[COUNT, node], r, opts, view, cmap)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def blend_with(tree, node, big_n, r, opts, view, cmap):
+    """:func:`blend` with the parent's visits ``big_n`` and the GRAVE reference node ``r`` given (a
+    DAG's position counts its visits apart and finds its reference on the iteration's path:
+    treepolicies.transpositions)."""
+    first, nchild, move, mover, stats, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.stats, tree.amaf
+    f = first[node]
+    n = nchild[node]
     rf = first[r]
     rn = nchild[r] if r != node else 0
     for j in range(rn):
@@ -125,9 +132,9 @@ def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
     value            the result for ``mover[leaf]`` in [0, 1] (the other player's is 1 - value)
     opp              also credit the OPP rows (GRAVE)
     """
-    parent, first, nchild, move, mover, amaf = tree.parent, tree.first, tree.nchild, tree.move, tree.mover, tree.amaf
+    parent = tree.parent
     size = seen.shape[0]
-    who = mover[leaf]
+    who = tree.mover[leaf]
     p = parent[leaf]
     d = depth - 1
     for i in range(n_plies - 1, -1, -1):
@@ -135,23 +142,53 @@ def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
         if 0 <= x < size:
             seen[x] = i  # after the loop reaches i: the first ply >= i of each (move, player)
         if i == d and p >= 0:
-            f = first[p]
-            for c in range(f, f + nchild[p]):
-                m = move[c]
-                q = mover[c]
-                v = value if q == who else 1.0 - value
-                y = 2 * m + q
-                if y < size and seen[y] >= i:
-                    amaf[AMAF_N, c] += 1.0
-                    amaf[AMAF_W, c] += v
-                if opp:
-                    y = 2 * m + 1 - q
-                    if y < size and seen[y] > i:
-                        amaf[OPP_N, c] += 1.0
-                        amaf[OPP_W, c] += 1.0 - v
+            credit(tree, p, i, seen, who, value, opp)
             p = parent[p]
             d -= 1
     for i in range(n_plies):
         x = plies[i]
         if 0 <= x < size:
             seen[x] = -1
+
+
+@nb.njit(cache=True)
+def amaf_update_path(tree, path, plies, n_plies, depth, seen, who, value, opp):
+    """:func:`amaf_update` for an iteration given by the rows it descended, ``path[:depth]`` (a
+    DAG: the node that chose row path[d] is parent[path[d]], whichever way the iteration reached
+    it); ``who`` the player whose result ``value`` is (the last row's mover)."""
+    parent = tree.parent
+    size = seen.shape[0]
+    d = depth - 1
+    for i in range(n_plies - 1, -1, -1):
+        x = plies[i]
+        if 0 <= x < size:
+            seen[x] = i
+        if i == d:
+            credit(tree, parent[path[d]], i, seen, who, value, opp)
+            d -= 1
+    for i in range(n_plies):
+        x = plies[i]
+        if 0 <= x < size:
+            seen[x] = -1
+
+
+@nb.njit(cache=True)
+def credit(tree, p, i, seen, who, value, opp):
+    """Credit the children of ``p``, which chose ply ``i``, from ``seen`` (the first ply >= i of each
+    ``2 * move + player``; module docstring); ``value`` is ``who``'s result."""
+    first, nchild, move, mover, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.amaf
+    size = seen.shape[0]
+    f = first[p]
+    for c in range(f, f + nchild[p]):
+        m = move[c]
+        q = mover[c]
+        v = value if q == who else 1.0 - value
+        y = 2 * m + q
+        if y < size and seen[y] >= i:
+            amaf[AMAF_N, c] += 1.0
+            amaf[AMAF_W, c] += v
+        if opp:
+            y = 2 * m + 1 - q
+            if y < size and seen[y] > i:
+                amaf[OPP_N, c] += 1.0
+                amaf[OPP_W, c] += 1.0 - v

@@ -371,8 +371,7 @@ def _check_transpositions(game, options, compiled, solver, tree) -> None:
     if not compiled and not offers_hash(game):
         raise ValueError(f"transpositions on a Python game need its class to define __hash__ over the position "
                          f"(e.g. hash((board, to_move)), with a matching __eq__); {name} has only the identity hash")
-    clash = [k for k, on in (("rave", options.rave), ("evaluator", options.evaluator is not None),
-                             ("tree reuse", tree is not None)) if on]
+    clash = [k for k, on in (("evaluator", options.evaluator is not None), ("tree reuse", tree is not None)) if on]
     if clash:
         raise ValueError(f"transpositions do not combine with {', '.join(clash)} yet")
 

@@ -33,11 +33,15 @@ playout.  MCTS-Solver works on the DAG: a proof belongs to a position (its canon
 selection skips edges into proven positions, and proofs go up the path of the iteration that made
 them (a position proven through one path serves every path into it).
 
-First-play urgency, priors and progressive widening work on the DAG as in the tree
-(:func:`_pick_view`, treepolicies.view): a position's children are sorted by prior at its
+RAVE / GRAVE, first-play urgency, priors and progressive widening work on the DAG as in the tree
+(:func:`_pick_view`, treepolicies.amaf, treepolicies.view): AMAF statistics live on the edges, as
+the visits do, and an iteration credits the out-edges of each position it chose at
+(:func:`treepolicies.amaf.amaf_update_path`, whatever path led there); the blend's N is the
+position's visits, and GRAVE's reference is the closest position with enough visits on the
+iteration's own path (:func:`grave_reference`); a position's children are sorted by prior at its
 expansion; widening counts the position's visits (``pvis``); ``fpu=parent`` takes the position's
 mean over its out-edges (:func:`first_play_urgency`: the rows into a position are other parents'
-statistics).  Not combined (refused in one line): RAVE / GRAVE, evaluators, tree reuse.
+statistics).  Not combined (refused in one line): evaluators, tree reuse.
 Memory: 4 + 8 + 8 bytes per row more, plus 24 bytes per table slot (two slots per row).
 """
 from __future__ import annotations
@@ -56,7 +60,9 @@ from treepolicies import compiled as cp
 from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, _legal, _play,
                                    _prior_call, _result, _rollout_play, _rollout_value, _terminal, _to_move, game_key,
                                    prior_key, rollout_key)
-from treepolicies.options import FPU_INF, FPU_VALUE, O_CAP, O_FPU, O_FPU_MODE, O_LO, O_PRIOR, O_SCALE, O_WIDEN_K
+from treepolicies.amaf import amaf_update_path, blend_with
+from treepolicies.options import (FPU_INF, FPU_VALUE, O_CAP, O_FPU, O_FPU_MODE, O_LO, O_OPP, O_PRIOR, O_RAVE, O_REF,
+                                  O_SCALE, O_WIDEN_K)
 from treepolicies.tree import FULL, expand, leader_is_safe
 from treepolicies.view import order_by_prior, widened
 
@@ -176,9 +182,9 @@ def make_dag_loop(kernels, key_kernel, rollout, prior=None):
 def _build(gkey, rkey, kkey, prkey):
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def run_dag(tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early, opts, max_depth, solver,
-                view, pbuf):
+                view, pbuf, plies, seen, cmap):
         return _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter,
-                        early, opts, max_depth, solver, view, pbuf)
+                        early, opts, max_depth, solver, view, pbuf, plies, seen, cmap)
     return run_dag
 
 
@@ -240,19 +246,35 @@ def first_play_urgency(tree, p, opts):
     return (total / visits if visits > 0.0 else 0.5) - opts[O_FPU]
 
 
+@nb.njit(cache=True)
+def grave_reference(dag, path, depth, ref):
+    """GRAVE's reference on the DAG: the closest position with at least ``ref`` visits on the path
+    of this iteration, from the position reached by ``path[:depth]`` back to the root (the root if
+    none has; treepolicies.amaf)."""
+    for d in range(depth - 1, -1, -1):
+        q = dag.canon[path[d]]
+        if dag.pvis[q] >= ref:
+            return q
+    return 0
+
+
 @nb.njit(cache=True, error_model="numpy")
-def _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view):
-    """:func:`_pick` with first-play urgency, priors and progressive widening (treepolicies.view):
-    the policy sees the out-edges' statistics with the PRIOR and FIRST rows, and only the first
-    ceil(k n^alpha) edges (n = the position's visits; edges in prior order)."""
+def _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view, r, cmap):
+    """:func:`_pick` with RAVE / GRAVE, first-play urgency, priors and progressive widening
+    (treepolicies.amaf, treepolicies.view): the policy sees the out-edges' statistics (RAVE-blended
+    with the position's visits as N and ``r`` as GRAVE's reference) with the PRIOR and FIRST rows,
+    and only the first ceil(k n^alpha) edges (n = the position's visits; edges in prior order)."""
     f = tree.first[p]
     n = tree.nchild[p]
     m = widened(dag.pvis[p], n, opts) if opts[O_WIDEN_K] > 0.0 else n
     stats = tree.stats
+    if opts[O_RAVE] > 0.0:
+        blend_with(tree, p, dag.pvis[p], r, opts, view, cmap)
     for j in range(n):
         valid[j] = j < m
-        for i in range(NSTAT):
-            view[i, j] = stats[i, f + j]
+        if opts[O_RAVE] <= 0.0:
+            for i in range(NSTAT):
+                view[i, j] = stats[i, f + j]
     if view.shape[0] > FIRST:
         with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
         v = first_play_urgency(tree, p, opts)
@@ -306,12 +328,17 @@ def prove(tree, dag, q):
 
 @nb.njit(cache=True, inline="always")
 def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
-             opts, max_depth, solver, view, pbuf):
+             opts, max_depth, solver, view, pbuf, plies, seen, cmap):
     """The DAG loop (module docstring); ``view`` (rows, M) and ``pbuf`` (M,) scratch of the options
-    seen through a view (first-play urgency, priors, widening: :func:`_pick_view`)."""
+    seen through a view (RAVE, first-play urgency, priors, widening: :func:`_pick_view`), and with
+    RAVE ``plies`` (the iteration's ``2 * move + player``), ``seen`` and ``cmap`` (treepolicies.amaf)."""
     move, mover, parent, first, stats, proven = tree.move, tree.mover, tree.parent, tree.first, tree.stats, tree.proven
     canon, pvis = dag.canon, dag.pvis
-    viewed = view.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0
+    rave = opts[O_RAVE] > 0.0
+    opp = opts[O_OPP] > 0.0
+    ref = opts[O_REF]
+    room = plies.shape[0]
+    viewed = rave or view.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0
     with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
     path = tree.path
     cap = np.int64(opts[O_CAP])
@@ -328,12 +355,16 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
         depth = 0
         while True:
             while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
+                q = canon[row]
                 if viewed:
-                    c = _pick_view(pk, params, tree, dag, canon[row], valid, rng, work, solver, opts, view)
+                    r = grave_reference(dag, path, depth, ref) if ref > 0.0 else q
+                    c = _pick_view(pk, params, tree, dag, q, valid, rng, work, solver, opts, view, r, cmap)
                 else:
-                    c = _pick(pk, params, tree, dag, canon[row], valid, rng, work, solver)
+                    c = _pick(pk, params, tree, dag, q, valid, rng, work, solver)
                 if c < 0:
                     return done, BAD_ARM
+                if rave:
+                    plies[depth] = 2 * move[c] + _to_move(gkey, s)
                 path[depth] = c
                 depth += 1
                 _play(gkey, s, move[c])
@@ -356,11 +387,14 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
                 if with_prior:
                     tree.prior[f + j] = pbuf[j]
             if viewed:
-                c = _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view)
+                r = grave_reference(dag, path, depth, ref) if ref > 0.0 else p
+                c = _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view, r, cmap)
             else:
                 c = _pick(pk, params, tree, dag, p, valid, rng, work, solver)
             if c < 0:
                 return done, BAD_ARM
+            if rave:
+                plies[depth] = 2 * move[c] + _to_move(gkey, s)
             path[depth] = c
             depth += 1
             _play(gkey, s, move[c])
@@ -369,6 +403,7 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
             if canon[c] == c:  # a new position: the iteration's leaf
                 break
             # a known position (a transposition): go on from it as from any node reached again
+        n_plies = depth
         if solver and proven[canon[row]] >= 0.0:
             value = proven[canon[row]]
         elif _terminal(gkey, s):
@@ -376,7 +411,10 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
             if solver and 0.0 <= value <= 1.0:
                 proven[canon[row]] = value
         else:
-            _rollout_play(rkey, s, rng, none, cap)
+            if rave:
+                n_plies += _rollout_play(rkey, s, rng, plies[depth:], cap)
+            else:
+                _rollout_play(rkey, s, rng, none, cap)
             value = (_rollout_value(rkey, s, mover[row]) - lo) * scale
         if not (0.0 <= value <= 1.0):
             return done, BAD_REWARD
@@ -391,6 +429,8 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
             pvis[canon[c]] += 1.0
         pvis[0] += 1.0
         record(stats, 0, value if mover[0] == who else 1.0 - value)
+        if rave:
+            amaf_update_path(tree, path, plies, min(n_plies, room), depth, seen, who, value, opp)
         if solver and proven[canon[row]] >= 0.0:
             for i in range(depth - 1, -1, -1):  # proofs go up the path while they hold
                 q = parent[path[i]]
@@ -415,12 +455,16 @@ def prepare_transposed(game, tree, policy, run) -> None:
         grow_dag(tree.dag, tree.capacity, 1)  # (compiles the table's rebuild too)
         loop(tree.arrays, tree.dag, game.state.copy(), policy.kernels, policy.params, np.ones(m, np.bool_),
              np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1, False,
-             *_scratch(run, m))
+             *_scratch(game, run, m))
 
 
-def _scratch(run, m):
-    """(view, pbuf) for the DAG loop: NVIEW rows when the options are seen through a view."""
-    return np.empty((NVIEW if run.options.view else NSTAT, m)), np.empty(m)
+def _scratch(game, run, m):
+    """(view, pbuf, plies, seen, cmap) for the DAG loop: NVIEW rows when the options are seen
+    through a view; the RAVE buffers (treepolicies.amaf) sized for the longest descent and playout."""
+    codes = max(1, int(getattr(game, "move_codes", 0) or m))
+    longest = max(1, int(getattr(game, "max_plies", 0) or 0), m)
+    return (np.empty((NVIEW if run.options.view else NSTAT, m)), np.empty(m), np.empty(2 * longest + 2, np.int64),
+            np.full(2 * codes, -1, np.int64), np.full(codes, -1, np.int64))
 
 
 def run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver=False):
@@ -443,7 +487,7 @@ def _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, ru
     pk = policy.kernels
     m = max(1, int(game.max_moves))
     valid, work, moves = np.ones(m, np.bool_), np.empty(m), np.empty(m, np.int64)
-    view, pbuf = _scratch(run, m)
+    view, pbuf, plies, seen, cmap = _scratch(game, run, m)
     root_state = game.state.copy()
     max_depth = max(1, min(tree.capacity - 1, int(getattr(game, "max_plies", 0) or m)))
     done = 0
@@ -458,7 +502,7 @@ def _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, ru
         t0 = time.perf_counter()
         left = iterations - done if early else -1
         n, status = loop(tree.arrays, tree.dag, root_state, pk, policy.params, valid, stream.state, work, moves, chunk,
-                         left, run.opts, max_depth, solver, view, pbuf)
+                         left, run.opts, max_depth, solver, view, pbuf, plies, seen, cmap)
         done += n
         if status == BAD_ARM or status == BAD_REWARD:
             return done, status
@@ -532,13 +576,15 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
     pk, params, rng = policy.kernels, policy.params, stream.state
     valid, work = np.ones(16, np.bool_), np.empty(16)
     opts = run.opts
-    viewed = run.options.view or run.options.widen_k is not None
+    rave, opp, ref = run.options.rave, run.options.grave_ref > 0, float(run.options.grave_ref)
+    viewed = rave or run.options.view or run.options.widen_k is not None
     view = np.empty((NVIEW if run.options.view else NSTAT, 16))
     max_plies = int(getattr(game, "max_plies", 0) or 0)
 
-    def pick(p):
+    def pick(p, depth):
         if viewed:
-            return _pick_view(pk, params, arrays, dag, p, valid, rng, work, solver, opts, view)
+            r = grave_reference(dag, arrays.path, depth, ref) if ref > 0.0 else p
+            return _pick_view(pk, params, arrays, dag, p, valid, rng, work, solver, opts, view, r, cmap)
         return _pick(pk, params, arrays, dag, p, valid, rng, work, solver)
 
     done = 0
@@ -554,11 +600,15 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
         max_depth = max(1, min(tree.capacity - 1, max_plies or tree.capacity - 1))
         g = game.copy()
         row, depth, full = 0, 0, False
+        plies = [] if rave else None
+        cmap = np.full(len(tree.objects) + 1, -1, np.int64)
         while True:
             while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
-                c = pick(canon[row])
+                c = pick(canon[row], depth)
                 if c < 0:
                     bad_arm(policy)
+                if rave:
+                    plies.append(2 * int(move[c]) + int(g.to_move))
                 path[depth] = c
                 depth += 1
                 g.play(tree.objects[move[c]])
@@ -590,9 +640,12 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
             canon[f:f + len(codes)] = -1
             if pbuf is not None:
                 arrays.prior[f:f + len(codes)] = pbuf
-            c = pick(p)
+            cmap = np.full(len(tree.objects) + 1, -1, np.int64)
+            c = pick(p, depth)
             if c < 0:
                 bad_arm(policy)
+            if rave:
+                plies.append(2 * int(move[c]) + int(g.to_move))
             path[depth] = c
             depth += 1
             g.play(tree.objects[move[c]])
@@ -615,7 +668,7 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
             if solver:
                 proven[q] = value
         else:
-            capped = playout(g, stream, run, tree, None)
+            capped = playout(g, stream, run, tree, plies)
             value = leaf_value(g, who, run, capped)
         for i in range(depth):
             c = int(path[i])
@@ -626,6 +679,9 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
             pvis[canon[c]] += 1.0
         pvis[0] += 1.0
         record(stats, 0, value if mover[0] == who else 1.0 - value)
+        if rave:
+            seen = np.full(2 * len(tree.objects) + 2, -1, np.int64)
+            amaf_update_path(arrays, path, np.array(plies, np.int64), len(plies), depth, seen, who, value, opp)
         if solver and proven[q] >= 0.0:
             for i in range(depth - 1, -1, -1):
                 p = int(parent[path[i]])
