@@ -317,3 +317,60 @@ def test_rave_on_a_python_game_s_dag():
     a, n = r.tree.arrays, r.tree.size
     assert (a.amaf[AMAF_N, 1:n] >= a.stats[COUNT, 1:n]).all()
     assert r.move == 3
+
+
+def test_tree_reuse_keeps_the_positions_reachable_from_the_move_played():
+    # a DAG search, then the sub-DAG of the most visited root move: its root is that move's position
+    # with its visits; its edges keep their statistics; every position keeps its visits and its
+    # out-edges (pvis - 1 of them, none lost); a shared position may have had parents left behind,
+    # so the edges into it hold at most its visits; the hash table finds every kept position
+    from treepolicies.search import reroot
+    from treepolicies.transpositions import lookup as find
+    g = make_game("connect4")
+    r = search(g, "ucb1:c=0.5", iterations=4000, seed=3, transpositions=True, early_stop=False)
+    old, od = r.tree.arrays, r.tree.dag
+    f = int(old.first[0])
+    j = int(np.argmax(r.visits))
+    q = int(od.canon[f + j])
+    new = reroot(r.tree, r.moves[j])
+    a, d, n = new.arrays, new.dag, new.size
+    assert d.pvis[0] == od.pvis[q] and d.pkey[0] == od.pkey[q]
+    nf, nn = int(a.first[0]), int(a.nchild[0])
+    of, on = int(old.first[q]), int(old.nchild[q])
+    assert nn == on and np.array_equal(a.stats[COUNT, nf:nf + nn], old.stats[COUNT, of:of + on])
+    kept = positions(new)
+    assert 1 < len(kept) < len(positions(r.tree))
+    into = np.zeros(n)
+    np.add.at(into, d.canon[1:n][d.canon[1:n] >= 0], a.stats[COUNT, 1:n][d.canon[1:n] >= 0])
+    for p in kept:
+        assert find(d, d.pkey[p]) == p
+        if p != 0:
+            assert into[p] <= d.pvis[p]
+        if a.first[p] >= 0:
+            assert a.stats[COUNT, a.first[p]:a.first[p] + a.nchild[p]].sum() == d.pvis[p] - 1
+    # the reused DAG searches on: the same rules hold, and the root's children keep their visits
+    h = g.copy()
+    h.play(r.moves[j])
+    before = a.stats[COUNT, nf:nf + nn].sum()
+    more = search(h, "ucb1:c=0.5", iterations=1000, seed=4, transpositions=True, early_stop=False, tree=new)
+    assert before > 1000 and more.visits.sum() == before + 1000
+    b, e = more.tree.arrays, more.tree.dag
+    for p in positions(more.tree):
+        if b.first[p] >= 0:
+            assert b.stats[COUNT, b.first[p]:b.first[p] + b.nchild[p]].sum() == e.pvis[p] - 1
+
+
+def test_a_player_reusing_its_dag_plays_legal_games():
+    # (play_game checks every move is legal); from its second move on, the player's search starts
+    # from the positions kept: its root holds more than this move's 300 playouts (early stop may end one sooner)
+    from treepolicies.match import play_game
+    from treepolicies.players import RandomPlayer, make_player
+    p = make_player("ucb1:c=0.5,transpositions=true,reuse=true", playouts=300)
+    totals = []
+
+    def seen(ply, player, move, position):
+        if player is p:
+            totals.append(int(p.last.visits.sum()))
+
+    record = play_game(make_game("connect4"), p, RandomPlayer(), seed=1, on_move=seen)
+    assert len(record.moves) >= 7 and totals[0] <= 300 < max(totals[1:])

@@ -99,8 +99,6 @@ class MCTSPlayer(Player):
         if options is not None and not isinstance(options, SearchOptions):
             raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
         self.options = options or SearchOptions()
-        if self.reuse and self.options.transpositions:
-            raise ValueError("reuse=true does not combine with transpositions=true yet (a DAG has no subtree to keep)")
         self.threads, self.parallel, self.virtual_loss = check_parallel(threads, parallel, virtual_loss)
         if self.reuse and self.threads > 1 and self.parallel == "root":
             raise ValueError("reuse=true does not combine with parallel=root (its trees are rebuilt every move); "

@@ -47,8 +47,8 @@ from bandits.stats import COUNT, MEAN
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.amaf import amaf_update
 from treepolicies.evaluate import get_evaluator, run_evaluated, virtual_loss
-from treepolicies.transpositions import (offers_hash, prepare_transposed, prepare_transposed_python, run_transposed,
-                                         run_transposed_python)
+from treepolicies.transpositions import (offers_hash, prepare_transposed, prepare_transposed_python, reroot_dag,
+                                         run_transposed, run_transposed_python)
 from treepolicies.view import descend_view, order_by_prior, select_child_view
 from treepolicies.compiled import BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, compile_loop, make_loop
 from treepolicies.options import SearchOptions, check_bounds
@@ -371,7 +371,9 @@ def _check_transpositions(game, options, compiled, solver, tree) -> None:
     if not compiled and not offers_hash(game):
         raise ValueError(f"transpositions on a Python game need its class to define __hash__ over the position "
                          f"(e.g. hash((board, to_move)), with a matching __eq__); {name} has only the identity hash")
-    clash = [k for k, on in (("evaluator", options.evaluator is not None), ("tree reuse", tree is not None)) if on]
+    clash = [k for k, on in (("evaluator", options.evaluator is not None),) if on]
+    if tree is not None and tree.dag is None:
+        raise ValueError("transpositions=True needs a tree built with transpositions (pass tree=None)")
     if clash:
         raise ValueError(f"transpositions do not combine with {', '.join(clash)} yet")
 
@@ -802,9 +804,13 @@ def reroot(tree: Tree, move, game_after=None):
         return None
     new = Tree(tree.capacity, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf, prior=tree.has_prior)
     new.options = tree.options
-    size = extract_subtree(tree.arrays, f + int(hits[0]), new.arrays)
-    if size < 0:  # pragma: no cover - a subtree always fits in a tree of the same capacity
-        return None
+    if tree.dag is not None:  # transpositions: the positions reachable from the move's (treepolicies.transpositions)
+        if not reroot_dag(tree, f + int(hits[0]), new):
+            return None
+    else:
+        size = extract_subtree(tree.arrays, f + int(hits[0]), new.arrays)
+        if size < 0:  # pragma: no cover - a subtree always fits in a tree of the same capacity
+            return None
     new.policy_spec, new.compiled, new.codes, new.objects = tree.policy_spec, tree.compiled, tree.codes, tree.objects
     new.kernels, new.root_state = tree.kernels, None
     new.root_key = _key(game_after) if game_after is not None else None
