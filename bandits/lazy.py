@@ -38,7 +38,7 @@ from numba import literally, types
 from numba.extending import overload
 
 from bandits._choice import pick_max
-from bandits.index import _first_row
+from bandits.index import first_row
 from bandits.stats import COUNT, SUM
 
 __all__ = ["LO", "HI", "T0", "KEY_N", "KEY_S", "WIDTH", "SPAN", "lazy_init", "lazy_select", "register_index"]
@@ -102,7 +102,7 @@ def lazy_select(key, params, state, arm_state, stats, valid, t, rng, work):
     key = literally(key)
     count = stats[COUNT]
     total = stats[SUM]
-    first = _first_row(stats)
+    row = first_row(stats)
     k = count.shape[0]
     ahead = int(SPAN * max(t, 1))
     floor = -np.inf   # the largest lower bound or exact score: no arm whose upper bound is below it can win
@@ -111,7 +111,7 @@ def lazy_select(key, params, state, arm_state, stats, valid, t, rng, work):
         if not valid[i]:
             continue
         if count[i] == 0.0:
-            work[i] = first[i]
+            work[i] = stats[row, i]
             floor = max(floor, work[i])
             continue
         if arm_state[KEY_N, i] != count[i] or arm_state[KEY_S, i] != total[i] \

@@ -269,13 +269,15 @@ def expand(tree, node, moves, n, child_mover, pk, params, valid):
     return OK
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def select_child(tree, node, pk, params, valid, rng, work, solver):
     """The child the node policy picks: select_row on the children rows (module docstring).
 
     With ``solver``, proven children are masked out (``valid`` is then used as scratch); if all are
     (the node is then proven itself and not normally descended into), the first child is returned.
     Returns NO_CHILD (-1) when the policy's select kernel returns an arm outside 0..n-1.
+    (Inlined into its callers: one more call level, with the tree's arrays as arguments, cost a
+    Connect Four iteration 6 % more instructions.)
     """
     f = tree.first[node]
     return select_among(tree, node, tree.stats[:, f:f + tree.nchild[node]], pk, params, valid, rng, work, solver)
