@@ -129,6 +129,28 @@ def test_exp3ix_loss_estimates():
     assert batch.arm_state[0, 1, 0] == pytest.approx(0.2965465512, abs=1e-9)
 
 
+def test_discounted_ucb_keeps_the_discounted_sums_through_its_rescaling():
+    # D-UCB keeps N_i / G and S_i / G with G = gamma^plays (bandits/zoo/ducb.py): after 1500 plays at
+    # gamma = 0.6 (1 / G passes 1e150 every ~680 plays, so it rescaled twice) G times its rows must
+    # equal the discounted sums computed directly, N_i = sum gamma^(t-s) 1{I_s = i}
+    policy = make_policy("ducb:gamma=0.6")
+    batch = policy.init(1, 3)
+    gen = np.random.default_rng(0)
+    n_direct, s_direct = np.zeros(3), np.zeros(3)
+    for _ in range(1500):
+        arm = int(gen.integers(3))
+        x = float(gen.random())
+        policy.update(batch, np.array([arm]), np.array([x]))
+        n_direct *= 0.6
+        s_direct *= 0.6
+        n_direct[arm] += 1.0
+        s_direct[arm] += x
+    g = batch.state[0, 0]
+    assert 1e-150 < g <= 1.0 and g > 0.6 ** 1500  # (rescaled: 0.6^1500 is far below the doubles)
+    np.testing.assert_allclose(g * batch.arm_state[0, 0], n_direct, rtol=1e-12)
+    np.testing.assert_allclose(g * batch.arm_state[0, 1], s_direct, rtol=1e-12)
+
+
 def test_discounted_ucb_hand_values():
     # gamma = 0.5, xi = 0.6, b = 1; plays: arm 0 reward 1, arm 0 reward 0.5, arm 1 reward 0
     # (select_once records arm by arm).  N_0 = 0.25 + 0.5 = 0.75, S_0 = 0.25 * 1 + 0.5 * 0.5 = 0.5,

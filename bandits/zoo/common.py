@@ -68,27 +68,40 @@ def exp_weights(values, scale, valid, cache, state, at, work):
     The exponentials are cached, as a stateful policy may (bandits.kernels): ``cache`` is a (2, K)
     view of the policy's arm state, cache[0, i] arm i's weight and cache[1, i] the value it is for;
     state[at] holds the shift ref and state[at + 1] the scale.  A selection computes exp only for
-    the arms whose value changed (on a testbed one per play: the pulled arm's), or for every arm
-    when the scale changed or the largest scale * value moved more than 20 from ref (ref is then
-    set to it, so no weight overflows and the largest lies in [e^-20, e^20]).  Start with
-    cache[1] and state[at] NaN (:func:`reset_exp_weights`).
+    the arms whose value changed (on a testbed one per play: the pulled arm's), in one pass that
+    also finds the largest scale * value; when that lies more than 20 from ref (or the scale
+    changed) ref is set to it and every weight computed again, so no weight overflows and the
+    largest lies in [e^-20, e^20].  Start with cache[1] and state[at] NaN (:func:`reset_exp_weights`).
     """
-    top = -math.inf
-    for i in range(values.shape[0]):
-        if valid[i] and scale * values[i] > top:
-            top = scale * values[i]
     ref = state[at]
-    moved = not (abs(top - ref) <= 20.0) or state[at + 1] != scale
-    if moved:
-        ref = top
-        state[at] = top
-        state[at + 1] = scale
+    top = -math.inf
+    total = 0.0
+    fresh = state[at + 1] == scale and ref == ref
+    if fresh:
+        for i in range(values.shape[0]):
+            if valid[i]:
+                x = scale * values[i]
+                top = max(top, x)
+                if cache[1, i] != values[i]:
+                    cache[0, i] = math.exp(x - ref)
+                    cache[1, i] = values[i]
+                work[i] = cache[0, i]
+            else:
+                work[i] = 0.0
+            total += work[i]
+        if abs(top - ref) <= 20.0:
+            return total
+    else:
+        for i in range(values.shape[0]):
+            if valid[i]:
+                top = max(top, scale * values[i])
+    state[at] = top
+    state[at + 1] = scale
     total = 0.0
     for i in range(values.shape[0]):
         if valid[i]:
-            if moved or cache[1, i] != values[i]:
-                cache[0, i] = math.exp(scale * values[i] - ref)
-                cache[1, i] = values[i]
+            cache[0, i] = math.exp(scale * values[i] - top)
+            cache[1, i] = values[i]
             work[i] = cache[0, i]
         else:
             work[i] = 0.0

@@ -28,9 +28,15 @@ from bandits.zoo.common import BindsHorizon, check_horizon, count_valid
 
 @nb.njit(cache=True)
 def prepare(params, state, valid, t):
-    """L = ln(T / K) (anytime: ln(t / K)); params = [horizon T, anytime flag]."""
-    big_t = float(max(t, 1)) if params[1] != 0.0 else params[0]
-    return math.log(big_t / max(count_valid(valid), 1))
+    """L = ln(T / K) (anytime: ln(t / K)); params = [horizon T, anytime flag].  With a known horizon
+    L changes only with K: kept in state [K, L]."""
+    k = max(count_valid(valid), 1)
+    if params[1] != 0.0:
+        return math.log(max(t, 1) / k)
+    if state[0] != k:
+        state[0] = k
+        state[1] = math.log(params[0] / k)
+    return state[1]
 
 
 @nb.njit(cache=True)
@@ -55,6 +61,7 @@ class MOSS(BindsHorizon, bandits.Policy):
 
     name = "moss"
     kernel_spec = bandits.KernelSpec(index=index, prepare=prepare, on_record=record_log_count)
+    state_width = 2
     arm_state_width = 1
 
     def __init__(self, horizon: int | None = None, anytime: bool = False):
