@@ -12,7 +12,8 @@ One module per policy (formula, shapes and reference in its docstring); spec nam
     softmax              Boltzmann exploration                                      stateful
     gradient             gradient bandit (Sutton & Barto 2018, section 2.8)         stateful
     exp3, exp3ix         Exp3 (Auer et al. 2002), Exp3-IX (Neu 2015)                stateful
-    ducb, swucb          discounted / sliding-window UCB (Garivier & Moulines 2011)   stateful
+    ducb                 discounted UCB (Garivier & Moulines 2011)                 index
+    swucb                sliding-window UCB (Garivier & Moulines 2011)             stateful
     sr, seqhalving       successive rejects (Audibert, Bubeck & Munos 2010), sequential halving
                          (Karnin, Koren & Somekh 2013): fixed-budget best-arm identification,
                          with ``Policy.recommend``

@@ -68,44 +68,30 @@ def exp_weights(values, scale, valid, cache, state, at, work):
     The exponentials are cached, as a stateful policy may (bandits.kernels): ``cache`` is a (2, K)
     view of the policy's arm state, cache[0, i] arm i's weight and cache[1, i] the value it is for;
     state[at] holds the shift ref and state[at + 1] the scale.  A selection computes exp only for
-    the arms whose value changed (on a testbed one per play: the pulled arm's), in one pass that
-    also finds the largest scale * value; when that lies more than 20 from ref (or the scale
-    changed) ref is set to it and every weight computed again, so no weight overflows and the
-    largest lies in [e^-20, e^20].  Start with cache[1] and state[at] NaN (:func:`reset_exp_weights`).
+    the arms whose value changed (on a testbed one per play: the pulled arm's); when the largest
+    scale * value lies more than 20 from ref (or the scale changed) ref is set to it and every
+    weight computed again, so no weight overflows and the largest lies in [e^-20, e^20].  Start
+    with cache[1] and state[at] NaN (:func:`reset_exp_weights`).
     """
-    ref = state[at]
     top = -math.inf
-    total = 0.0
-    fresh = state[at + 1] == scale and ref == ref
-    if fresh:
+    for i in range(values.shape[0]):  # (branch-free: SIMD)
+        top = max(top, scale * values[i] if valid[i] else -math.inf)
+    ref = state[at]
+    if not (abs(top - ref) <= 20.0) or state[at + 1] != scale:  # (NaN ref: not set yet)
+        ref = top
+        state[at] = top
+        state[at + 1] = scale
         for i in range(values.shape[0]):
-            if valid[i]:
-                x = scale * values[i]
-                top = max(top, x)
-                if cache[1, i] != values[i]:
-                    cache[0, i] = math.exp(x - ref)
-                    cache[1, i] = values[i]
-                work[i] = cache[0, i]
-            else:
-                work[i] = 0.0
-            total += work[i]
-        if abs(top - ref) <= 20.0:
-            return total
-    else:
-        for i in range(values.shape[0]):
-            if valid[i]:
-                top = max(top, scale * values[i])
-    state[at] = top
-    state[at + 1] = scale
-    total = 0.0
-    for i in range(values.shape[0]):
-        if valid[i]:
-            cache[0, i] = math.exp(scale * values[i] - top)
+            cache[1, i] = math.nan
+    for i in range(values.shape[0]):  # the exponentials of the values that changed
+        if valid[i] and cache[1, i] != values[i]:
+            cache[0, i] = math.exp(scale * values[i] - ref)
             cache[1, i] = values[i]
-            work[i] = cache[0, i]
-        else:
-            work[i] = 0.0
-        total += work[i]
+    total = 0.0
+    for i in range(values.shape[0]):  # (branch-free: SIMD)
+        w = cache[0, i] if valid[i] else 0.0
+        work[i] = w
+        total += w
     return total
 
 

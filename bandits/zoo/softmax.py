@@ -25,9 +25,8 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
     """params = [tau]: an untried valid arm if any, else a draw from the Boltzmann distribution."""
     count, mean = stats[COUNT], stats[MEAN]
     untried = False
-    for i in range(count.shape[0]):
-        if valid[i] and count[i] == 0.0:
-            untried = True
+    for i in range(count.shape[0]):  # (branch-free)
+        untried |= valid[i] and count[i] == 0.0
     if untried:
         for i in range(count.shape[0]):
             work[i] = 1.0 if count[i] == 0.0 else 0.0
