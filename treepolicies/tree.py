@@ -269,24 +269,30 @@ def expand(tree, node, moves, n, child_mover, pk, params, valid):
     return OK
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, error_model="numpy")
 def select_child(tree, node, pk, params, valid, rng, work, solver):
     """The child the node policy picks: select_row on the children rows (module docstring).
 
     With ``solver``, proven children are masked out (``valid`` is then used as scratch); if all are
     (the node is then proven itself and not normally descended into), the first child is returned.
     Returns NO_CHILD (-1) when the policy's select kernel returns an arm outside 0..n-1.
-    (Inlined into its callers: one more call level, with the tree's arrays as arguments, cost a
-    Connect Four iteration 6 % more instructions.)
     """
     f = tree.first[node]
-    return select_among(tree, node, tree.stats[:, f:f + tree.nchild[node]], pk, params, valid, rng, work, solver)
+    return _select_in(tree, node, tree.stats[:, f:f + tree.nchild[node]], pk, params, valid, rng, work, solver)
 
 
 @nb.njit(cache=True, error_model="numpy")
 def select_among(tree, node, view, pk, params, valid, rng, work, solver):
     """:func:`select_child` with the policy shown ``view`` ((NSTAT, n) statistics of the children,
     e.g. the RAVE-blended ones of :mod:`treepolicies.amaf`) instead of the children's own."""
+    return _select_in(tree, node, view, pk, params, valid, rng, work, solver)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _select_in(tree, node, view, pk, params, valid, rng, work, solver):
+    """The body of :func:`select_child` and :func:`select_among`, compiled into each (as a call of
+    its own, with the view as an argument, it cost plain UCT on Connect Four about 20 % of its
+    iterations per second, measured against the code before the enhancements)."""
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
         tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
         tree.astate, tree.meta)
