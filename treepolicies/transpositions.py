@@ -56,7 +56,7 @@ from numba.extending import overload
 
 from bandits.compiling import notice, track
 from bandits.kernels import record_row, select_row
-from bandits.stats import COUNT, FIRST, NSTAT, NVIEW, PRIOR, SUM, record
+from bandits.stats import COUNT, FIRST, NSTAT, NVIEW, SUM, record
 from bandits.stats import ISQRT as ISQRT_ROW
 from bandits.stats import MEAN as MEAN_ROW
 from bandits.stats import SUMSQ as SUMSQ_ROW
@@ -68,7 +68,7 @@ from treepolicies.amaf import amaf_update_path, blend_with
 from treepolicies.options import (FPU_INF, FPU_VALUE, O_CAP, O_FPU, O_FPU_MODE, O_LO, O_OPP, O_PRIOR, O_RAVE, O_REF,
                                   O_SCALE, O_WIDEN_K)
 from treepolicies.tree import FULL, expand, leader_is_safe
-from treepolicies.view import order_by_prior, widened
+from treepolicies.view import order_by_prior, prior_rows, widened
 
 __all__ = ["DagArrays", "new_dag", "grow_dag", "make_dag_loop", "dag_bytes_per_row", "lookup", "offers_hash",
            "python_key", "run_transposed", "run_transposed_python", "extract_subdag", "reroot_dag"]
@@ -280,11 +280,7 @@ def _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view, r
             for i in range(NSTAT):
                 view[i, j] = stats[i, f + j]
     if view.shape[0] > FIRST:
-        with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
-        v = first_play_urgency(tree, p, opts)
-        for j in range(n):
-            view[PRIOR, j] = tree.prior[f + j] if with_prior else 1.0 / n
-            view[FIRST, j] = v
+        prior_rows(tree, f, n, opts, view, first_play_urgency(tree, p, opts))
     if solver:
         any_valid = False
         for j in range(n):
@@ -606,16 +602,21 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
         row, depth, full = 0, 0, False
         plies = [] if rave else None
         cmap = np.full(len(tree.objects) + 1, -1, np.int64)
+
+        def take(c, depth):
+            """Play edge c (picked at this depth): the path, the plies for RAVE, the position."""
+            if c < 0:
+                bad_arm(policy)
+            if rave:
+                plies.append(2 * int(move[c]) + int(g.to_move))
+            path[depth] = c
+            g.play(tree.objects[move[c]])
+            return depth + 1
+
         while True:
             while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
                 c = pick(canon[row], depth)
-                if c < 0:
-                    bad_arm(policy)
-                if rave:
-                    plies.append(2 * int(move[c]) + int(g.to_move))
-                path[depth] = c
-                depth += 1
-                g.play(tree.objects[move[c]])
+                depth = take(c, depth)
                 if canon[c] < 0:
                     link(dag, c, python_key(g))
                 row = c
@@ -646,13 +647,7 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
                 arrays.prior[f:f + len(codes)] = pbuf
             cmap = np.full(len(tree.objects) + 1, -1, np.int64)
             c = pick(p, depth)
-            if c < 0:
-                bad_arm(policy)
-            if rave:
-                plies.append(2 * int(move[c]) + int(g.to_move))
-            path[depth] = c
-            depth += 1
-            g.play(tree.objects[move[c]])
+            depth = take(c, depth)
             link(dag, c, python_key(g))
             row = c
             if canon[c] == c:  # a new position: the iteration's leaf

@@ -35,7 +35,7 @@ from treepolicies.amaf import blend
 from treepolicies.options import FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_PRIOR, O_RAVE, O_WIDEN_A, O_WIDEN_K
 from treepolicies.tree import NO_CHILD, select_among
 
-__all__ = ["node_view", "first_play_urgency", "widen", "widened", "select_child_view", "descend_view",
+__all__ = ["node_view", "prior_rows", "first_play_urgency", "widen", "widened", "select_child_view", "descend_view",
            "order_by_prior"]
 
 
@@ -70,12 +70,18 @@ def node_view(tree, node, opts, view, cmap):
             for i in range(NSTAT):
                 view[i, j] = stats[i, f + j]
     if view.shape[0] > FIRST:
-        with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
-        v = first_play_urgency(tree, node, opts)
-        for j in range(n):
-            view[PRIOR, j] = tree.prior[f + j] if with_prior else 1.0 / n
-            view[FIRST, j] = v
+        prior_rows(tree, f, n, opts, view, first_play_urgency(tree, node, opts))
     return view[:, :n]
+
+
+@nb.njit(cache=True)
+def prior_rows(tree, f, n, opts, view, v):
+    """The PRIOR and FIRST rows of a view of the n children rows from ``f`` (module docstring):
+    their priors (1/n when uniform) and the first-play urgency ``v``."""
+    with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
+    for j in range(n):
+        view[PRIOR, j] = tree.prior[f + j] if with_prior else 1.0 / n
+        view[FIRST, j] = v
 
 
 @nb.njit(cache=True)
