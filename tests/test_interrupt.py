@@ -25,6 +25,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CALLBACK = ctypes.CFUNCTYPE(None)
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_delivered():
+    """Ctrl-C as a terminal delivers it, even when the suite itself was started with SIGINT ignored
+    (a shell's background job, ``cmd &``, starts with SIGINT ignored, and Python then installs no
+    KeyboardInterrupt handler): these tests are about what happens when it arrives."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def _default_sigint():  # (in the child, before exec: Python installs its handler for SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_an_interrupt_inside_a_ctypes_callback_stops_the_block(capfd):
     reached = []
 
@@ -121,7 +135,7 @@ def test_tables_say_what_is_saved_and_write_the_partial_tables(tmp_path, capsys,
 def run_child(script, *argv):
     """Start ``script``; send SIGINT once it prints READY on stderr; returns (status, stderr)."""
     proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *argv], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     lines = []
     try:
         for line in proc.stderr:
