@@ -202,23 +202,30 @@ def link(dag, c, key):
     dag.canon[c] = q
 
 
+@nb.njit(cache=True)
+def _mask_proven(tree, dag, f, n, valid):
+    """MCTS-Solver's mask on the DAG: valid[j] stays True only for edges f + j into positions not
+    proven (read through canon); False, with valid reset to all True, when every edge is masked."""
+    any_valid = False
+    for j in range(n):
+        q = dag.canon[f + j]
+        ok = valid[j] and (q < 0 or tree.proven[q] < 0.0)
+        valid[j] = ok
+        any_valid = any_valid or ok
+    if not any_valid:
+        for j in range(n):
+            valid[j] = True
+    return any_valid
+
+
 @nb.njit(cache=True, error_model="numpy")
 def _pick(pk, params, tree, dag, p, valid, rng, work, solver):
     """The edge the policy picks at position p (t = the position's visits); with the solver, edges
     into proven positions are masked out (all of them proven: the first edge)."""
     f = tree.first[p]
     n = tree.nchild[p]
-    if solver:
-        any_valid = False
-        for j in range(n):
-            q = dag.canon[f + j]
-            ok = q < 0 or tree.proven[q] < 0.0
-            valid[j] = ok
-            any_valid = any_valid or ok
-        if not any_valid:
-            for j in range(n):
-                valid[j] = True
-            return f
+    if solver and not _mask_proven(tree, dag, f, n, valid):
+        return f
     arm = select_row(pk, params, tree.pstate[p], tree.astate[:, f:f + n], tree.stats[:, f:f + n], valid[:n],
                      dag.pvis[p], rng, work[:n])
     if solver:
@@ -281,17 +288,8 @@ def _pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view, r
                 view[i, j] = stats[i, f + j]
     if view.shape[0] > FIRST:
         prior_rows(tree, f, n, opts, view, first_play_urgency(tree, p, opts))
-    if solver:
-        any_valid = False
-        for j in range(n):
-            q = dag.canon[f + j]
-            ok = valid[j] and (q < 0 or tree.proven[q] < 0.0)
-            valid[j] = ok
-            any_valid = any_valid or ok
-        if not any_valid:
-            for j in range(n):
-                valid[j] = True
-            return f
+    if solver and not _mask_proven(tree, dag, f, n, valid):
+        return f
     arm = select_row(pk, params, tree.pstate[p], tree.astate[:, f:f + n], view[:, :n], valid[:n],
                      dag.pvis[p], rng, work[:n])
     for j in range(n):
