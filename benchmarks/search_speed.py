@@ -137,8 +137,9 @@ def enhancements(args) -> int:
 
 
 def evaluator_rates(args) -> None:
-    """Evaluator calls and leaves per second on Connect Four, PUCT, batches of 1, 8 and 64 leaves
-    (a constant evaluator: the cost is the search's own, not a model's)."""
+    """Evaluator calls and leaves per second on Connect Four, PUCT, batches of 1, 8 and 64 leaves, in
+    the tree and on the DAG of ``transpositions=True`` (a constant evaluator: the cost is the
+    search's own, not a model's)."""
     import numpy as np
 
     calls = []
@@ -149,19 +150,20 @@ def evaluator_rates(args) -> None:
 
     n = max(2000, args.enhancement_iterations // 4)
     print(f"\nLeaf evaluator on connect4, PUCT, {n} iterations (constant evaluator)")
-    print(f"{'batch':>6s} {'leaves/s':>10s} {'calls/s':>10s} {'leaves/call':>12s}")
-    for batch in (1, 8, 64):
-        search(ConnectFour(), "puct:c=1.5", iterations=100, seed=0, evaluator=flat, eval_batch=batch)
-        rates, crates, per = [], [], []
-        for r in range(args.repeats):
-            calls.clear()
-            res = search(ConnectFour(), "puct:c=1.5", iterations=n, seed=r + 1, evaluator=flat, eval_batch=batch,
-                         early_stop=False)
-            rates.append(res.iterations / res.elapsed)
-            crates.append(len(calls) / res.elapsed)
-            per.append(sum(calls) / len(calls))
-        print(f"{batch:6d} {statistics.median(rates):10.0f} {statistics.median(crates):10.0f} "
-              f"{statistics.median(per):12.1f}", flush=True)
+    print(f"{'batch':>6s} {'search':>8s} {'leaves/s':>10s} {'calls/s':>10s} {'leaves/call':>12s}")
+    for dag in (False, True):
+        for batch in (1, 8, 64):
+            kw = dict(evaluator=flat, eval_batch=batch, transpositions=dag)
+            search(ConnectFour(), "puct:c=1.5", iterations=100, seed=0, **kw)
+            rates, crates, per = [], [], []
+            for r in range(args.repeats):
+                calls.clear()
+                res = search(ConnectFour(), "puct:c=1.5", iterations=n, seed=r + 1, early_stop=False, **kw)
+                rates.append(res.iterations / res.elapsed)
+                crates.append(len(calls) / res.elapsed)
+                per.append(sum(calls) / len(calls))
+            print(f"{batch:6d} {'DAG' if dag else 'tree':>8s} {statistics.median(rates):10.0f} "
+                  f"{statistics.median(crates):10.0f} {statistics.median(per):12.1f}", flush=True)
 
 
 if __name__ == "__main__":

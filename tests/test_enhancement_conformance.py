@@ -40,6 +40,11 @@ OPTIONS = {
     "widen+prior+rave+heuristic": dict(widen_k=1.0, prior="heuristic", rave=True, rollout="heuristic"),
     "evaluator": dict(evaluator=half, eval_batch=4, value_mix=0.5, fpu="parent"),
     "evaluator+widen": dict(evaluator=half, widen_k=1.0, widen_alpha=0.6),
+    "evaluator+rave": dict(evaluator=half, rave=True, value_mix=0.5, eval_batch=4),
+    "evaluator+grave+widen": dict(evaluator=half, grave_ref=8, widen_k=1.0),
+    "transpositions+evaluator": dict(transpositions=True, evaluator=half, eval_batch=4, value_mix=0.5, fpu="parent"),
+    "transpositions+evaluator+rave+widen": dict(transpositions=True, evaluator=half, rave=True, widen_k=1.0,
+                                                value_mix=0.3),
     "transpositions": dict(transpositions=True),
     "transpositions+heuristic+cap+bounds": dict(transpositions=True, rollout="heuristic", rollout_cap=40,
                                                 reward_bounds=(0, 1)),
@@ -59,6 +64,9 @@ REFUSED = {
     ("nim", "prior"): "prior='heuristic'", ("nim", "widen+prior+rave+heuristic"): "'heuristic' is not offered by nim",
     ("tictactoe", "widen+prior+rave+heuristic"): "rollout='heuristic'",
     ("nim", "evaluator"): "needs a compiled game", ("nim", "evaluator+widen"): "needs a compiled game",
+    ("nim", "evaluator+rave"): "needs a compiled game", ("nim", "evaluator+grave+widen"): "needs a compiled game",
+    ("nim", "transpositions+evaluator"): "needs a compiled game",
+    ("nim", "transpositions+evaluator+rave+widen"): "needs a compiled game",
     ("nim", "transpositions+heuristic+cap+bounds"): "rollout='heuristic'",
     ("nim", "transpositions+prior+widen+value"): "prior='heuristic'",
     ("nim", "transpositions+grave+heuristic+prior"): "'heuristic' is not offered by nim",
@@ -85,7 +93,7 @@ def test_every_option_with_every_policy(game_name, option):
         a = search(game, spec, iterations=N, seed=1, early_stop=False, **kw)
         assert a.move in game.legal_moves()
         # (with an evaluator the root's own evaluation is an iteration that visits no child)
-        assert a.iterations == N and a.visits.sum() == N - option.startswith("evaluator"), spec
+        assert a.iterations == N and a.visits.sum() == N - ("evaluator" in option), spec
         assert np.all((a.values >= 0) & (a.values <= 1))
         b = search(game, spec, iterations=N, seed=1, early_stop=False, **kw)  # same seed, same result
         assert a.move == b.move and (a.visits == b.visits).all() and np.array_equal(a.values, b.values), spec

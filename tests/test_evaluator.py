@@ -168,13 +168,76 @@ def test_widening_with_an_evaluator_offers_the_most_probable_children_first():
     assert checked > 20 and binding > 10  # (the mask mattered: nodes with fewer offered than legal)
 
 
-def test_an_evaluator_refuses_a_second_source_of_priors_and_rave_in_one_line():
+def test_an_evaluator_refuses_a_second_source_of_priors_in_one_line():
     g = make_game("connect4")
     with pytest.raises(ValueError) as err:
         search(g, "puct", iterations=10, evaluator=exact, prior="heuristic")
     assert "two sources of priors" in str(err.value) and "\n" not in str(err.value)
-    with pytest.raises(ValueError, match="evaluator does not combine with rave yet"):
-        search(g, "puct", iterations=10, evaluator=exact, rave=True)
+
+
+LEAVES = []
+
+
+def varied(states, moves, counts):
+    """Uniform priors; a value that differs between positions: ((7 x + 3 o) mod 11) / 10."""
+    LEAVES.extend(s.copy() for s in states)
+    return np.ones(moves.shape), np.array([((7 * int(s[0]) + 3 * int(s[1])) % 11) / 10 for s in states])
+
+
+@pytest.mark.parametrize("kw", [dict(rave=True), dict(rave=True, transpositions=True), dict(grave_ref=1000),
+                                dict(grave_ref=1000, transpositions=True)])
+def test_rave_with_an_evaluator_credits_the_root_from_each_descent_s_moves(kw):
+    # value_mix = 0: no playout, so an iteration's plies are its descent's moves.  A root child
+    # (square m, for X, who moves at the empty root) is credited by each iteration in which X played
+    # m at the root or later: tic-tac-toe plays a square once, so "X's stone on m at the leaf".  Each
+    # is credited X's result v_X (the value is for the player to move at the leaf: v_X = v when X is
+    # to move there, else 1 - v); GRAVE's OPP rows likewise count O's stones on m, with 1 - v_X.
+    # The first iteration evaluates the root (depth 0: it chose nothing, it credits nothing).  The
+    # evaluator sees every leaf while none is terminal, so its calls recompute the root's rows.
+    from treepolicies.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
+    LEAVES.clear()
+    r = search(TicTacToe(), "ucb1:c=1.0", iterations=120, seed=3, evaluator=varied, early_stop=False, **kw)
+    assert len(LEAVES) == 120  # (no terminal leaf: each iteration was one evaluation)
+    n, w, on, ow = (np.zeros(9) for _ in range(4))
+    for s in LEAVES[1:]:
+        v = ((7 * int(s[0]) + 3 * int(s[1])) % 11) / 10
+        vx = v if int(s[2]) % 2 == 0 else 1.0 - v
+        for m in range(9):
+            if int(s[0]) >> m & 1:
+                n[m] += 1
+                w[m] += vx
+            if int(s[1]) >> m & 1:
+                on[m] += 1
+                ow[m] += 1.0 - vx
+    a = r.tree.arrays
+    f = int(a.first[0])
+    rows = f + np.arange(int(a.nchild[0]))
+    squares = a.move[rows]
+    assert n.sum() > 120  # (later moves count: more credits than root visits)
+    assert np.array_equal(a.amaf[AMAF_N, rows], n[squares]) and np.allclose(a.amaf[AMAF_W, rows], w[squares])
+    if "grave_ref" in kw:
+        assert np.array_equal(a.amaf[OPP_N, rows], on[squares]) and np.allclose(a.amaf[OPP_W, rows], ow[squares])
+    again = search(TicTacToe(), "ucb1:c=1.0", iterations=120, seed=3, evaluator=varied, early_stop=False, **kw)
+    assert (again.visits == r.visits).all()
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(transpositions=True)])
+def test_rave_with_an_evaluator_and_playouts_credits_the_playout_s_moves_too(kw):
+    # with value_mix > 0 an iteration also plays out from its leaf, and the playout's moves count:
+    # every root child is credited at least its visits, the root's children together more than with
+    # the descent alone (same search but value_mix = 0), and at most once per iteration each
+    from treepolicies.tree import AMAF_N
+    g = make_game("connect4")
+    common = dict(iterations=300, seed=4, evaluator="c4_flat", rave=True, early_stop=False, **kw)
+    register_evaluator("c4_flat", lambda s, m, c: (np.ones(m.shape), np.full(len(s), 0.5)))
+    mixed = search(g, "puct:c=1.5", value_mix=0.5, **common)
+    alone = search(g, "puct:c=1.5", value_mix=0.0, **common)
+    for r in (mixed, alone):
+        a = r.tree.arrays
+        rows = int(a.first[0]) + np.arange(int(a.nchild[0]))
+        assert (a.amaf[AMAF_N, rows] >= a.stats[COUNT, rows]).all() and (a.amaf[AMAF_N, rows] <= 300).all()
+    credit = [r.tree.arrays.amaf[AMAF_N, int(r.tree.arrays.first[0]) + np.arange(7)].sum() for r in (mixed, alone)]
+    assert credit[0] > credit[1] + 300
 
 
 def test_the_connect4_window_evaluator_plugs_in_by_name_and_sees_threats():

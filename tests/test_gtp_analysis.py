@@ -127,6 +127,28 @@ def test_lz_analyze_stream_interrupted_by_the_next_command_exact_framing():
     assert out == "=7\n" + " ".join(parts) + "\n\n" + "= banditree\n\n"
 
 
+def test_lz_analyze_reports_the_search_s_priors_where_it_has_them():
+    # with prior=heuristic each root move's prior is the game's heuristic prior kernel's value for it
+    # (computed here from the kernel on the root's legal moves), x 10000 rounded; without priors the
+    # uniform 10000 / K of the test above
+    import numpy as np
+    e = GtpEngine(game="go", size=5, komi=0.5, player="puct:c=1.5,prior=heuristic", playouts=PLAYOUTS, seed=SEED,
+                  analysis_iterations=200)
+    session(e, POSITION)
+    out = session(e, b"lz-analyze w 50\nname\n")
+    g = Go(size=5, komi=0.5)
+    g.play(g.str_to_move("C3"))
+    g.play(g.str_to_move("B3"))
+    g.set_to_move(1)
+    moves = np.array(g.legal_moves(), np.int64)
+    p = np.empty(len(moves))
+    g.priors["heuristic"](g.state, moves.copy(), len(moves), p)
+    expected = {g.move_to_str(int(m)): round(10000 * float(q)) for m, q in zip(moves, p)}
+    reported = dict(re.findall(r"info move (\S+) visits \d+ winrate \d+ prior (\d+)", out))
+    assert len(reported) >= 3 and len(set(reported.values())) > 1  # (not uniform)
+    assert {m: int(v) for m, v in reported.items()} == {m: expected[m] for m in reported}
+
+
 def test_lz_analyze_bad_tags_and_players():
     e = engine()
     assert session(e, b"lz-analyze b interval x\nlz-analyze purple\n") == (

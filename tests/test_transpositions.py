@@ -15,9 +15,10 @@ def positions(tree):
     return np.flatnonzero(tree.dag.canon[:n] == np.arange(n))
 
 
-def check_invariant(result):
+def check_invariant(result, evaluated=False):
     """pvis[P] = the visits of the edges into P (P not the root); pvis[root] = the iterations; an
-    expanded position's out-edges hold pvis - 1 visits (the root's: all)."""
+    expanded position's out-edges hold pvis - 1 visits (the root's: all; with an evaluator, whose
+    first iteration evaluates the root, pvis - 1 too)."""
     tree = result.tree
     a, d, n = tree.arrays, tree.dag, tree.size
     assert (d.canon[1:n] >= 0).sum() == (a.stats[COUNT, 1:n] > 0).sum() + ((d.canon[1:n] >= 0) & (a.stats[COUNT, 1:n] == 0)).sum()
@@ -30,7 +31,7 @@ def check_invariant(result):
         f = a.first[p]
         if f >= 0:
             out = a.stats[COUNT, f:f + a.nchild[p]].sum()
-            assert out == d.pvis[p] - (0 if p == 0 else 1)
+            assert out == d.pvis[p] - (0 if p == 0 and not evaluated else 1)
     assert d.pvis[0] == result.iterations
 
 
@@ -119,11 +120,96 @@ def _half(states, moves, counts):
     return np.ones(moves.shape), np.full(len(states), 0.5)
 
 
-@pytest.mark.parametrize("kw,words", [(dict(evaluator=_half), "evaluator")])
-def test_unsupported_combinations_are_refused_in_one_line(kw, words):
-    with pytest.raises(ValueError) as err:
-        search(make_game("connect4"), "ucb1", iterations=10, transpositions=True, **kw)
-    assert "transpositions do not combine with" in str(err.value) and words in str(err.value)
+def _flat(states, moves, counts):
+    CALLS.append(len(states))
+    return np.ones(moves.shape), np.full(len(states), 0.5)
+
+
+CALLS = []
+
+
+@pytest.mark.parametrize("name,batch", [("connect4", 1), ("connect4", 8), ("connect4", 64), ("go", 8),
+                                        ("tictactoe", 8)])
+def test_an_evaluator_on_the_dag_keeps_the_invariant_and_leaves_no_virtual_loss(name, batch):
+    g = make_game(name)
+    kw = dict(iterations=600, seed=5, evaluator=_flat, eval_batch=batch, early_stop=False)
+    CALLS.clear()
+    dag = search(g, "puct:c=1.5", transpositions=True, **kw)
+    calls = list(CALLS)
+    again = search(g, "puct:c=1.5", transpositions=True, **kw)
+    tree = search(g, "puct:c=1.5", **kw)
+    assert (dag.visits == again.visits).all() and np.array_equal(dag.values, again.values)
+    assert dag.iterations == 600 and max(calls) <= batch and (batch == 1 or len(calls) < 600)
+    check_invariant(dag, evaluated=True)
+    a, n = dag.tree.arrays, dag.tree.size
+    seen = a.stats[COUNT, :n] > 0  # no virtual loss left: every mean is its sum over its visits
+    assert np.allclose(a.stats[3, :n][seen], a.stats[SUM, :n][seen] / a.stats[COUNT, :n][seen])
+    for p in positions(dag.tree):
+        f, k = a.first[p], a.nchild[p]
+        if f >= 0:  # expanded at its first arrival, with the evaluator's priors in decreasing order
+            assert a.prior[f:f + k].sum() == pytest.approx(1.0) and (np.diff(a.prior[f:f + k]) <= 0).all()
+    assert len(positions(dag.tree)) <= tree.tree_size
+    if name == "connect4":
+        assert len(positions(dag.tree)) < tree.tree_size
+
+
+def _reachable(g):
+    """The distinct tic-tac-toe positions reachable from g (play stops at a win), by enumeration."""
+    seen, stack = set(), [g]
+    while stack:
+        h = stack.pop()
+        board = (int(h.state[0]), int(h.state[1]))
+        if board in seen:
+            continue
+        seen.add(board)
+        if not h.terminal():
+            for m in h.legal_moves():
+                child = h.copy()
+                child.play(m)
+                stack.append(child)
+    return seen
+
+
+def test_an_exact_evaluator_on_the_dag_meets_every_reachable_position_once():
+    from test_evaluator import exact
+
+    from treepolicies.games.tictactoe import TicTacToe
+    g = TicTacToe()
+    for m in (4, 0, 8, 2):  # x centre, o corner, x corner, o corner: five squares left
+        g.play(m)
+    expected = _reachable(g)  # by enumeration: histories differ, positions repeat
+    r = search(g, "ucb1:c=2.0", iterations=4000, seed=1, evaluator=exact, eval_batch=4, transpositions=True,
+               early_stop=False)
+    tree = search(g, "ucb1:c=2.0", iterations=4000, seed=1, evaluator=exact, eval_batch=4, early_stop=False)
+    found = positions(r.tree)
+    assert len(found) == len(expected) and len(np.unique(r.tree.dag.pkey[found])) == len(found)
+    assert tree.tree_size > len(found)  # the tree holds a node per move order
+    check_invariant(r, evaluated=True)
+    best = [mv for mv in g.legal_moves() if _value_after(g, mv) == max(_value_after(g, x) for x in g.legal_moves())]
+    assert r.move in best
+
+
+def _value_after(g, move):
+    from test_evaluator import value_of
+    h = g.copy()
+    h.play(move)
+    return h.reward(g.to_move) if h.terminal() else 1.0 - value_of(h.state)
+
+
+def test_the_exact_evaluator_on_the_dag_finds_every_forced_win_at_50_simulations():
+    from test_evaluator import exact, positions_with_a_forced_win, value_of
+    for g in positions_with_a_forced_win(40):
+        move = search(g, "puct:c=1.5", iterations=50, seed=0, evaluator=exact, fpu=1.0, transpositions=True).move
+        h = g.copy()
+        h.play(move)
+        assert h.terminal() and h.reward(g.to_move) == 1.0 or value_of(h.state) == 0.0, str(g)
+
+
+def test_the_solver_on_the_dag_with_an_evaluator_proves_the_empty_tictactoe_board_a_draw():
+    r = search(make_game("tictactoe"), "ucb1:c=1.0", iterations=40000, seed=2, solver=True, transpositions=True,
+               evaluator=_flat, eval_batch=8)
+    assert r.stop_reason == "proven" and set(r.proven.tolist()) == {0.5}
+    assert len(positions(r.tree)) <= 5478
 
 
 class _Unhashed:

@@ -25,8 +25,9 @@ of its own, then one line per report, each ``info move D4 visits 120 winrate 532
 pv D4 E5 ...`` for every visited root move (most visits first; ``maxmoves`` keeps the first N),
 until the next command line (or an empty line, or the end of input) arrives; the answer then ends
 with an empty line and the next command is answered as usual.  ``winrate``: 10000 x the move's mean
-result for the colour analysed, rounded; ``prior``: plain MCTS has no prior, so the uniform
-10000 / K (K root moves); ``interval`` in centiseconds (default 100; at least 1).  The search goes
+result for the colour analysed, rounded; ``prior``: 10000 x the move's prior where the search
+has priors (``prior=heuristic`` or an evaluator's, rounded), else the uniform 10000 / K (K root
+moves: plain MCTS has no prior); ``interval`` in centiseconds (default 100; at least 1).  The search goes
 on growing one tree (tree reuse) across the reports.  An engine made with
 ``analysis_iterations=N`` reports after every N more iterations instead of every interval
 (reproducible; the tests use it).
@@ -104,10 +105,12 @@ def lz_info(game, result, maxmoves: int | None = None) -> str:
     tree = result.tree
     f = int(tree.first[0])
     k = len(result.moves)
-    prior = round(10000 / k) if k else 0
+    uniform = round(10000 / k) if k else 0
+    priors = tree.arrays.prior if tree.arrays.prior.shape[0] == tree.arrays.parent.shape[0] else None
     parts = []
     for r in _visited(result)[:maxmoves]:
         node = f + r["index"]
+        prior = uniform if priors is None else round(10000 * float(priors[node]))
         pv = [game.move_to_str(r["move"])] + [game.move_to_str(int(tree.move[x])) for x in pv_nodes(tree, node)]
         parts.append(f"info move {pv[0]} visits {r['visits']} winrate {round(10000 * r['value'])} "
                      f"prior {prior} order {r['order']} pv {' '.join(pv)}")

@@ -46,7 +46,7 @@ from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.amaf import amaf_update
-from treepolicies.evaluate import get_evaluator, run_evaluated, virtual_loss
+from treepolicies.evaluate import get_evaluator, run_evaluated, run_evaluated_dag, virtual_loss
 from treepolicies.transpositions import (offers_hash, prepare_transposed, prepare_transposed_python, reroot_dag,
                                          run_transposed, run_transposed_python)
 from treepolicies.view import descend_view, order_by_prior, select_child_view
@@ -234,7 +234,7 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
         _compile_first(game, tree, policy, compiled and run.evaluator is None and not options.transpositions, solver,
                        specialize, run)  # before the clock starts
     if options.transpositions:
-        if compiled:
+        if compiled or run.evaluator is not None:
             prepare_transposed(game, tree, policy, run)
         else:
             prepare_transposed_python(game, tree)
@@ -254,6 +254,10 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
             _bad_arm(policy)
         if reason == BAD_REWARD:
             _bad_reward(game, run)
+    elif options.transpositions and run.evaluator is not None:
+        done, reason, _ = run_evaluated_dag(game, tree, policy, stream, iterations, deadline, solver, early, node_cap,
+                                            run, run.evaluator, options.eval_batch, options.value_mix,
+                                            lambda: _grow(tree, node_cap), _bad_arm)
     elif options.transpositions:
         driver = run_transposed if compiled else run_transposed_python
         done, reason = driver(game, tree, policy, stream, iterations, deadline, early, node_cap, run,
@@ -371,11 +375,11 @@ def _check_transpositions(game, options, compiled, solver, tree) -> None:
     if not compiled and not offers_hash(game):
         raise ValueError(f"transpositions on a Python game need its class to define __hash__ over the position "
                          f"(e.g. hash((board, to_move)), with a matching __eq__); {name} has only the identity hash")
-    clash = [k for k, on in (("evaluator", options.evaluator is not None),) if on]
+    if options.evaluator is not None and getattr(game, "key_kernel", None) is None:
+        raise ValueError(f"transpositions with an evaluator need a compiled game with a position key kernel "
+                         f"(game.key_kernel); {name} has none")
     if tree is not None and tree.dag is None:
         raise ValueError("transpositions=True needs a tree built with transpositions (pass tree=None)")
-    if clash:
-        raise ValueError(f"transpositions do not combine with {', '.join(clash)} yet")
 
 
 def _bounds(game, options):
@@ -409,9 +413,7 @@ class _Enhanced:
             if options.prior != "uniform":
                 raise ValueError(f"evaluator and prior={options.prior!r} are two sources of priors: the evaluator's "
                                  "are the children's priors (drop prior=)")
-            if options.rave:
-                raise ValueError("evaluator does not combine with rave yet (RAVE needs playout moves)")
-            needs_kernel = options.rollout != "random" or options.rollout_cap is not None
+            needs_kernel = options.rave or options.rollout != "random" or options.rollout_cap is not None
         elif options.value_mix > 0.0 or options.eval_batch != 1:
             raise ValueError("eval_batch and value_mix go with evaluator=...")
         if has_kernels and needs_kernel and options.rollout not in rollouts:

@@ -42,7 +42,11 @@ iteration's own path (:func:`grave_reference`); a position's children are sorted
 expansion; widening counts the position's visits (``pvis``); ``fpu=parent`` takes the position's
 mean over its out-edges (:func:`first_play_urgency`: the rows into a position are other parents'
 statistics).  Tree reuse keeps the positions reachable from the move played
-(:func:`extract_subdag`).  Not combined (refused in one line): evaluators.
+(:func:`extract_subdag`).  A leaf evaluator works on the DAG too
+(:func:`treepolicies.evaluate.run_evaluated_dag`): a new position is evaluated and expanded at its
+first arrival (the AlphaZero way; without an evaluator, at its second), a batch's virtual losses
+go on the path's edges and positions (:func:`virtual_loss_path`), and the backup is
+:func:`backup_path`, so the invariant holds with the root's out-edges at ``pvis[root] - 1``.
 Memory: 4 + 8 + 8 bytes per row more, plus 24 bytes per table slot (two slots per row).
 """
 from __future__ import annotations
@@ -324,13 +328,71 @@ def prove(tree, dag, q):
     return False
 
 
+@nb.njit(cache=True)
+def prove_path(tree, dag, path, depth):
+    """After an iteration that reached a proven position: proofs go up its path ``path[:depth]``
+    (:func:`prove` at each position that chose an edge of it) while they hold."""
+    for i in range(depth - 1, -1, -1):
+        q = tree.parent[path[i]]
+        if tree.proven[q] < 0.0 and not prove(tree, dag, q):
+            break
+
+
+@nb.njit(cache=True)
+def backup_path(pk, params, tree, dag, path, depth, who, value):
+    """The backup rule on the DAG (module docstring) for an iteration that descended the edges
+    ``path[:depth]`` with result ``value`` for player ``who``: each edge records the result for the
+    player who took it (its policy's record), each position on the path counts one visit (``pvis``),
+    and the root's row records the iteration."""
+    stats, mover = tree.stats, tree.mover
+    for i in range(depth):
+        c = path[i]
+        q = tree.parent[c]
+        f = tree.first[q]
+        n = tree.nchild[q]
+        v = value if mover[c] == who else 1.0 - value
+        record_row(pk, params, tree.pstate[q], tree.astate[:, f:f + n], stats[:, f:f + n], c - f, v)
+        dag.pvis[dag.canon[c]] += 1.0
+    dag.pvis[0] += 1.0
+    record(stats, 0, value if mover[0] == who else 1.0 - value)
+
+
+@nb.njit(cache=True)
+def virtual_loss_path(tree, dag, path, depth, sign):
+    """Add (sign = 1) or remove (sign = -1) a virtual loss on the DAG: one visit with reward 0 on
+    each edge of ``path[:depth]`` and the root's row, and one visit of each position on the path
+    (treepolicies.evaluate's batching, on the DAG's rows)."""
+    stats = tree.stats
+    for i in range(-1, depth):
+        c = 0 if i < 0 else path[i]
+        n = stats[COUNT, c] + sign
+        stats[COUNT, c] = n
+        if n > 0.0:
+            stats[MEAN_ROW, c] = stats[SUM, c] / n
+            stats[ISQRT_ROW, c] = 1.0 / np.sqrt(n)
+        else:
+            stats[MEAN_ROW, c] = 0.0
+            stats[ISQRT_ROW, c] = np.inf
+        dag.pvis[0 if i < 0 else dag.canon[c]] += sign
+
+
+def root_proofs(tree) -> None:
+    """The root moves' proofs read through their positions (for the final move after a DAG search)."""
+    f, n = int(tree.first[0]), int(tree.nchild[0])
+    if f >= 0:
+        for c in range(f, f + n):
+            q = int(tree.dag.canon[c])
+            if q >= 0:
+                tree.proven[c] = tree.proven[q]
+
+
 @nb.njit(cache=True, inline="always")
 def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, rng, work, moves, n_iter, early,
              opts, max_depth, solver, view, pbuf, plies, seen, cmap):
     """The DAG loop (module docstring); ``view`` (rows, M) and ``pbuf`` (M,) scratch of the options
     seen through a view (RAVE, first-play urgency, priors, widening: :func:`_pick_view`), and with
     RAVE ``plies`` (the iteration's ``2 * move + player``), ``seen`` and ``cmap`` (treepolicies.amaf)."""
-    move, mover, parent, first, stats, proven = tree.move, tree.mover, tree.parent, tree.first, tree.stats, tree.proven
+    move, mover, first, proven = tree.move, tree.mover, tree.first, tree.proven
     canon, pvis = dag.canon, dag.pvis
     rave = opts[O_RAVE] > 0.0
     opp = opts[O_OPP] > 0.0
@@ -417,23 +479,11 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
         if not (0.0 <= value <= 1.0):
             return done, BAD_REWARD
         who = mover[row]
-        for i in range(depth):
-            c = path[i]
-            q = parent[c]
-            f = first[q]
-            n = tree.nchild[q]
-            v = value if mover[c] == who else 1.0 - value
-            record_row(pk, params, tree.pstate[q], tree.astate[:, f:f + n], stats[:, f:f + n], c - f, v)
-            pvis[canon[c]] += 1.0
-        pvis[0] += 1.0
-        record(stats, 0, value if mover[0] == who else 1.0 - value)
+        backup_path(pk, params, tree, dag, path, depth, who, value)
         if rave:
             amaf_update_path(tree, path, plies, min(n_plies, room), depth, seen, who, value, opp)
         if solver and proven[canon[row]] >= 0.0:
-            for i in range(depth - 1, -1, -1):  # proofs go up the path while they hold
-                q = parent[path[i]]
-                if proven[q] < 0.0 and not prove(tree, dag, q):
-                    break
+            prove_path(tree, dag, path, depth)
         done += 1
         if early >= 0 and leader_is_safe(tree, early - done):
             return done, EARLY
@@ -442,18 +492,50 @@ def _run_dag(gkey, rkey, kkey, prkey, tree, dag, root_state, pk, params, valid, 
 
 
 def prepare_transposed(game, tree, policy, run) -> None:
-    """Give ``tree`` its transposition arrays (the root linked) and compile the loop (before the clock)."""
-    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel, run.prior)
+    """Give ``tree`` its transposition arrays (the root linked) and compile the loop, or with an
+    evaluator the steps treepolicies.evaluate drives (before the clock)."""
     if tree.dag is None:
         tree.dag = new_dag(tree.capacity)
         tree.dag.canon[0] = 0
         insert(tree.dag, int(game.key_kernel(game.state)), 0)
     m = max(1, int(game.max_moves))
+    if run.evaluator is not None:
+        _compile_steps(game, tree, policy, run, m)
+        return
+    loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel, run.prior)
     with notice(f"the transposition search loop for {getattr(game, 'name', type(game).__name__)}"):
         grow_dag(tree.dag, tree.capacity, 1)  # (compiles the table's rebuild too)
         loop(tree.arrays, tree.dag, game.state.copy(), policy.kernels, policy.params, np.ones(m, np.bool_),
              np.array([1, 0, 0, 0], np.uint64), np.empty(m), np.empty(m, np.int64), 0, -1, run.opts, 1, False,
              *_scratch(game, run, m))
+
+
+def _compile_steps(game, tree, policy, run, m) -> None:
+    """Compile (or load) the DAG steps of the evaluator loop on a scratch DAG of the same types."""
+    from treepolicies.tree import Tree
+
+    with notice(f"the transposition steps for {getattr(game, 'name', type(game).__name__)}"):
+        pk, params = policy.kernels, policy.params
+        scratch = Tree(4, policy.state_width, policy.arm_state_width, amaf=run.options.rave, prior=True)
+        scratch.init_root(0)
+        scratch.dag = dag = new_dag(4)
+        a = scratch.arrays
+        valid, work, rng = np.ones(m, np.bool_), np.empty(m), np.array([1, 0, 0, 0], np.uint64)
+        expand(a, 0, np.arange(2, dtype=np.int64), 2, 1, pk, params, valid)
+        link(dag, 0, int(game.key_kernel(game.state)))
+        link(dag, 1, 1)
+        view, _, plies, seen, cmap = _scratch(game, run, m)
+        opts = run.opts.copy()
+        opts[O_PRIOR] = 1.0
+        path = np.zeros(1, np.int64)
+        grave_reference(dag, path, 0, 1.0)
+        _pick_view(pk, params, a, dag, 0, valid, rng, work, False, opts, np.empty((NVIEW, m)), 0, cmap)
+        virtual_loss_path(a, dag, path, 0, 1.0)
+        backup_path(pk, params, a, dag, path, 0, 0, 0.5)
+        prove_path(a, dag, path, 0)
+        amaf_update_path(a, path, plies, 0, 0, seen, 0, 0.5, False)
+        order_by_prior(np.arange(2, dtype=np.int64), np.ones(2), 2)
+        leader_is_safe(a, 1)
 
 
 def _scratch(game, run, m):
@@ -468,12 +550,7 @@ def _scratch(game, run, m):
 def run_transposed(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, solver=False):
     """The search's driver for ``transpositions=True`` (treepolicies.search); returns (done, reason)."""
     done, reason = _drive(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow, bool(solver))
-    f, n = int(tree.first[0]), int(tree.nchild[0])
-    if f >= 0:  # the root moves' proofs, read through their positions, for the final move
-        for c in range(f, f + n):
-            q = int(tree.dag.canon[c])
-            if q >= 0:
-                tree.proven[c] = tree.proven[q]
+    root_proofs(tree)
     return done, reason
 
 
@@ -560,12 +637,7 @@ def run_transposed_python(game, tree, policy, stream, iterations, deadline, earl
 
     done, reason = _drive_python(game, tree, policy, stream, iterations, deadline, early, node_cap, run, grow,
                                  bool(solver), time, _bad_arm, _code, _leaf_value, _playout)
-    f, n = int(tree.first[0]), int(tree.nchild[0])
-    if f >= 0:
-        for c in range(f, f + n):
-            q = int(tree.dag.canon[c])
-            if q >= 0:
-                tree.proven[c] = tree.proven[q]
+    root_proofs(tree)
     return done, reason
 
 
@@ -590,8 +662,7 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
         if deadline is not None and time.perf_counter() >= deadline:
             return done, "seconds"
         arrays, dag = tree.arrays, tree.dag
-        move, mover, parent, first, stats, proven = (arrays.move, arrays.mover, arrays.parent, arrays.first,
-                                                     arrays.stats, arrays.proven)
+        move, mover, first, proven = arrays.move, arrays.mover, arrays.first, arrays.proven
         canon, pvis, path = dag.canon, dag.pvis, arrays.path
         if solver and proven[0] >= 0.0:
             return done, "proven"
@@ -667,23 +738,12 @@ def _drive_python(game, tree, policy, stream, iterations, deadline, early, node_
         else:
             capped = playout(g, stream, run, tree, plies)
             value = leaf_value(g, who, run, capped)
-        for i in range(depth):
-            c = int(path[i])
-            p = int(parent[c])
-            f, n = int(first[p]), int(arrays.nchild[p])
-            v = value if mover[c] == who else 1.0 - value
-            record_row(pk, params, arrays.pstate[p], arrays.astate[:, f:f + n], stats[:, f:f + n], c - f, v)
-            pvis[canon[c]] += 1.0
-        pvis[0] += 1.0
-        record(stats, 0, value if mover[0] == who else 1.0 - value)
+        backup_path(pk, params, arrays, dag, path, depth, who, value)
         if rave:
             seen = np.full(2 * len(tree.objects) + 2, -1, np.int64)
             amaf_update_path(arrays, path, np.array(plies, np.int64), len(plies), depth, seen, who, value, opp)
         if solver and proven[q] >= 0.0:
-            for i in range(depth - 1, -1, -1):
-                p = int(parent[path[i]])
-                if proven[p] < 0.0 and not prove(arrays, dag, p):
-                    break
+            prove_path(arrays, dag, path, depth)
         done += 1
         if early and leader_is_safe(arrays, iterations - done):
             return done, "early"
