@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 from testbeds.results import TestbedResult  # noqa: E402
 
 __all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
-           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "color_for",
+           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "color_for", "colors_for",
            "coinciding", "replot_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -72,13 +72,15 @@ def plot_curves(ax, result: TestbedResult, metric: str, labels: Sequence[str] | 
     labels = list(result.labels if labels is None else labels)
     idx = _plays(result.horizon, xscale)
     x = idx + 1
+    shown = {label: (names or {}).get(label, label) for label in labels}
+    colors = colors_for([shown[label] for label in labels])  # fixed by name (banditree plot uses the same)
     for label in labels:
         y = result.curve(label, metric)[idx]
         se = result.curve(label, metric + "_se")[idx]
-        (line,) = ax.plot(x, y, label=(names or {}).get(label, label), linewidth=1.4,
-                          linestyle=(linestyles or {}).get(label, "-"))
+        color = colors[shown[label]]
+        ax.plot(x, y, label=shown[label], linewidth=1.4, color=color, linestyle=(linestyles or {}).get(label, "-"))
         if band and np.isfinite(se).any():
-            ax.fill_between(x, y - Z95 * se, y + Z95 * se, color=line.get_color(), alpha=0.2, linewidth=0)
+            ax.fill_between(x, y - Z95 * se, y + Z95 * se, color=color, alpha=0.2, linewidth=0)
     ax.set_xscale(xscale)
     ax.set_xlabel("plays" + (" (log scale)" if xscale == "log" else ""))
     ax.set_ylabel(METRIC_LABELS[metric])
@@ -208,12 +210,37 @@ _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
 
 
-def color_for(name: str) -> str:
-    """A colour fixed by a policy's name (a hash into a 20-colour palette): the same policy has the
-    same colour in every figure, whatever else is drawn with it."""
+def _slot(name: str) -> int:
     import hashlib
 
-    return _PALETTE[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_PALETTE)]
+    return int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_PALETTE)
+
+
+def color_for(name: str) -> str:
+    """A colour fixed by a policy's name (a hash into a 20-colour palette): the same policy has the
+    same colour in every figure, whatever else is drawn with it (:func:`colors_for` keeps a
+    figure's curves apart when two names hash to one colour)."""
+    return _PALETTE[_slot(name)]
+
+
+def colors_for(names: Sequence[str]) -> dict[str, str]:
+    """name -> colour for the curves of one figure: each name's :func:`color_for`, except that a
+    name whose colour an earlier name of the figure already has takes the next free palette colour
+    (so two curves never share a colour while there are at most 20 of them; the same names in the
+    same order get the same colours in every figure)."""
+    out: dict[str, str] = {}
+    taken: set[int] = set()
+    for name in names:
+        if name in out:
+            continue
+        k = _slot(name)
+        for step in range(len(_PALETTE)):
+            if (k + step) % len(_PALETTE) not in taken:
+                k = (k + step) % len(_PALETTE)
+                break
+        taken.add(k)
+        out[name] = _PALETTE[k]
+    return out
 
 
 def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | None = None) -> TestbedResult:
@@ -278,6 +305,7 @@ def replot_figure(result: TestbedResult, metric: str, names: dict[str, str] | No
     xscale = "log" if loglog else "linear"
     idx = _plays(result.horizon, xscale)
     x = idx + 1
+    colors = colors_for([names.get(label, label) for label in result.labels])
     for label in result.labels:
         y = result.curve(label, metric)
         if smooth > 1:
@@ -286,7 +314,7 @@ def replot_figure(result: TestbedResult, metric: str, names: dict[str, str] | No
         shown = names.get(label, label)
         if label in same:
             shown += f" (= {names.get(same[label], same[label])})"
-        color = color_for(names.get(label, label))
+        color = colors[names.get(label, label)]
         ax.plot(x, y[idx], label=shown, color=color, linewidth=1.4, linestyle="--" if label in same else "-")
         se = result.curve(label, metric + "_se")[idx]
         if smooth == 1 and np.isfinite(se).any():

@@ -213,6 +213,31 @@ def test_plot_command_merges_folders_with_labels_fixed_colours_and_coinciding_cu
     assert "--label must be NAME=LABEL" in capsys.readouterr().err
 
 
+def test_a_figure_s_curves_never_share_a_colour_and_keep_their_name_s_colour_otherwise():
+    import hashlib
+
+    from testbeds import plots
+
+    def slot(name):  # the palette index of a name, recomputed: sha256 of the name mod 20
+        return int(hashlib.sha256(name.encode()).hexdigest(), 16) % 20
+
+    assert slot("thompson") == slot("moss") and len({slot("thompson"), slot("ucb1"), slot("klucb")}) == 3
+    colours = plots.colors_for(["thompson", "ucb1", "moss", "klucb"])
+    assert colours["thompson"] == plots.color_for("thompson") == plots._PALETTE[slot("thompson")]
+    assert colours["ucb1"] == plots.color_for("ucb1") and colours["klucb"] == plots.color_for("klucb")
+    free = next(k for k in range(1, 20) if (slot("moss") + k) % 20 not in {slot("thompson"), slot("ucb1")})
+    assert colours["moss"] == plots._PALETTE[(slot("moss") + free) % 20]  # moss collides: the next free colour
+    many = plots.colors_for([f"policy{i}" for i in range(20)])
+    assert len(set(many.values())) == 20
+    # the testbed's own figures colour their curves the same way as banditree plot
+    result = run_testbed(["thompson", "moss", "ucb1"], BernoulliTestbed(n_tasks=4, n_arms=3, seed=1), 30, seed=0,
+                         progress=False)
+    fig = plots.regret_figure(result)
+    drawn = {line.get_label(): line.get_color() for line in fig.axes[0].lines if line.get_label() in colours}
+    assert drawn == {n: c for n, c in plots.colors_for(["thompson", "moss", "ucb1"]).items()}
+    assert len(set(drawn.values())) == 3
+
+
 def test_a_checkpointed_run_resumes_to_identical_numbers(tmp_path):
     tb = BernoulliTestbed(n_tasks=30, n_arms=3, seed=4)
     specs = ["ucb1", "sr", "gradient"]
