@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-__all__ = ["run_dask", "require_distributed", "check_scheduler"]
+__all__ = ["run_dask", "require_distributed", "check_scheduler", "connect"]
 
 #: scheme://HOST:PORT (HOST a name, an IPv4 address or a bracketed IPv6 address), or Dask's
 #: in-process inproc://... addresses
@@ -38,6 +38,17 @@ def require_distributed():
     return distributed
 
 
+def connect(scheduler: str, timeout: float = 30.0):
+    """A ``distributed.Client`` of the scheduler at ``scheduler`` (checked first), or a ValueError
+    in one line when Dask is missing or the scheduler cannot be reached."""
+    check_scheduler(scheduler)
+    distributed = require_distributed()
+    try:
+        return distributed.Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+
+
 def run_dask(tasks: list, scheduler: str, *, connect_timeout: float = 30.0) -> Iterator[tuple]:
     """Yield ``play_task(t)`` for each task as the cluster at ``scheduler`` finishes them.
 
@@ -50,10 +61,7 @@ def run_dask(tasks: list, scheduler: str, *, connect_timeout: float = 30.0) -> I
     distributed = require_distributed()
     if not tasks:
         return
-    try:
-        client = distributed.Client(scheduler, timeout=connect_timeout)
-    except (OSError, TimeoutError) as exc:
-        raise ValueError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    client = connect(scheduler, connect_timeout)
     futures = []
     try:
         futures = client.map(play_task, tasks, pure=False)

@@ -28,3 +28,31 @@ def test_dask_cluster_equals_local_pool(tmp_path):
 def test_bad_scheduler_address():
     with pytest.raises(ValueError, match="scheduler must be an address like tcp://HOST:PORT"):
         run_match(CFG, 1, scheduler="localhost", progress=False)
+
+
+def test_a_sweep_through_a_dask_cluster_equals_the_local_pool(tmp_path, capsys):
+    # (the cells' chunks run on the cluster's workers; the numbers are the local pool's, to the bit)
+    import json
+
+    from testbeds.cli import main
+    args = ["sweep", "--policy", "ucb1", "--param", "c=0.5,2", "--horizon", "60", "--env", "bernoulli",
+            "--tasks", "12", "--arms", "3"]
+    assert main(args + ["--workers", "2", "--out", str(tmp_path / "local")]) == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert main(args + ["--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask")]) == 0
+
+    def cells(name):
+        return [json.loads(line) for line in (tmp_path / name / "cells.jsonl").read_text().splitlines()]
+
+    local, remote = cells("local"), cells("dask")
+    assert [c["spec"] for c in remote] == ["ucb1:c=0.5", "ucb1:c=2"]
+    assert [(c["regret"], c["regret_se"]) for c in remote] == [(c["regret"], c["regret_se"]) for c in local]
+    assert (tmp_path / "dask" / "sweep.png").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, capsys):
+    from testbeds.distributed import connect
+    with pytest.raises(ValueError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9") as err:
+        connect("tcp://127.0.0.1:9", timeout=2)
+    assert "\n" not in str(err.value)

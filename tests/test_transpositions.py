@@ -446,12 +446,16 @@ def test_tree_reuse_keeps_the_positions_reachable_from_the_move_played():
             assert b.stats[COUNT, b.first[p]:b.first[p] + b.nchild[p]].sum() == e.pvis[p] - 1
 
 
-def test_a_player_reusing_its_dag_plays_legal_games():
+@pytest.mark.parametrize("spec", ["ucb1:c=0.5,transpositions=true,reuse=true",
+                                  "puct:c=1.5,transpositions=true,reuse=true,evaluator=dag_flat,eval_batch=8"])
+def test_a_player_reusing_its_dag_plays_legal_games(spec):
     # (play_game checks every move is legal); from its second move on, the player's search starts
     # from the positions kept: its root holds more than this move's 300 playouts (early stop may end one sooner)
+    from treepolicies.evaluate import register_evaluator
     from treepolicies.match import play_game
     from treepolicies.players import RandomPlayer, make_player
-    p = make_player("ucb1:c=0.5,transpositions=true,reuse=true", playouts=300)
+    register_evaluator("dag_flat", _flat)
+    p = make_player(spec, playouts=300)
     totals = []
 
     def seen(ply, player, move, position):

@@ -74,16 +74,19 @@ def run(args) -> int:
         args.arms = len(means)
     Bed = GaussianTestbed if args.env == "gaussian" else BernoulliTestbed
     testbed = Bed(n_tasks=args.tasks, n_arms=args.arms, seed=args.seed, means=means)
-    executor = None
-    if args.scheduler is not None:
-        from testbeds.distributed import check_scheduler, require_distributed
+    client = None
+    if args.scheduler is not None:  # (a bad address or an unreachable scheduler: one line, nothing written)
+        from testbeds.distributed import connect
 
-        check_scheduler(args.scheduler)
-        executor = require_distributed().Client(args.scheduler).get_executor()
-    folder = output_folder(args.out, "results/sweep")
-    check_writable(folder)
-    rows = run_sweep(args.policy, testbed, horizons, param, values, seed=args.seed, workers=args.workers,
-                     out=folder, executor=executor)
+        client = connect(args.scheduler)
+    try:
+        folder = output_folder(args.out, "results/sweep")
+        check_writable(folder)
+        rows = run_sweep(args.policy, testbed, horizons, param, values, seed=args.seed, workers=args.workers,
+                         out=folder, executor=None if client is None else client.get_executor())
+    finally:
+        if client is not None:
+            client.close()
     fig = sweep_figure(rows, args.metric)
     plots.save_figure(fig, folder, "sweep")
     plt.close(fig)
