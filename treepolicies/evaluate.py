@@ -178,7 +178,7 @@ class _Descent(NamedTuple):
 class _Scratch:
     """What one evaluator search works with: the policy, the compiled game, scratch arrays."""
 
-    def __init__(self, game, tree, policy, stream, run):
+    def __init__(self, game, policy, stream, run):
         self.pk, self.params, self.rng = policy.kernels, policy.params, stream.state
         self.k = game.kernels
         self.m = m = max(1, int(game.max_moves))
@@ -194,16 +194,15 @@ class _Scratch:
         self.ref = float(run.options.grave_ref)
         self.longest = max(1, int(getattr(game, "max_plies", 0) or 0), m)
 
-    def replay(self, root_state, moves, depth, to_move):
-        """The state after ``moves(i)`` for i < depth from the root, and RAVE's plies of them
+    def replay(self, root_state, moves):
+        """The state after playing ``moves`` from the root, and RAVE's plies of them
         (``2 * move + player``, room left for a playout's)."""
         s = root_state.copy()
-        plies = np.empty(depth + self.longest + 1 if self.rave else 0, np.int64)
-        for i in range(depth):
-            mv = int(moves(i))
+        plies = np.empty(len(moves) + self.longest + 1 if self.rave else 0, np.int64)
+        for i, mv in enumerate(moves):
             if self.rave:
-                plies[i] = 2 * mv + int(to_move(s))
-            self.k.play(s, mv)
+                plies[i] = 2 * int(mv) + int(self.k.to_move(s))
+            self.k.play(s, int(mv))
         return s, plies
 
 
@@ -213,7 +212,7 @@ def run_evaluated(game, tree, policy, stream, iterations, deadline, solver, earl
     from treepolicies.amaf import amaf_update
     from treepolicies.view import descend_view
 
-    sc = _Scratch(game, tree, policy, stream, run)
+    sc = _Scratch(game, policy, stream, run)
     pk, params, rng, k = sc.pk, sc.params, sc.rng, sc.k
     root_state = game.state
     done = 0
@@ -239,7 +238,7 @@ def run_evaluated(game, tree, policy, stream, iterations, deadline, solver, earl
                                        sc.view, sc.cmap)
             if node < 0:
                 bad_arm(policy)
-            s, plies = sc.replay(root_state, tree.path.__getitem__, depth, k.to_move)
+            s, plies = sc.replay(root_state, tree.path[:depth])  # (the tree's path holds the moves)
             d = _Descent(node, _NO_PLIES, depth, s, plies, depth)
             if solver and tree.proven[node] >= 0.0:
                 exact.append((d, float(tree.proven[node])))
@@ -314,7 +313,7 @@ def run_evaluated_dag(game, tree, policy, stream, iterations, deadline, solver, 
     from treepolicies.transpositions import (_pick_view, backup_path, grave_reference, grow_dag, link, prove_path,
                                              root_proofs, virtual_loss_path)
 
-    sc = _Scratch(game, tree, policy, stream, run)
+    sc = _Scratch(game, policy, stream, run)
     pk, params, rng, k = sc.pk, sc.params, sc.rng, sc.k
     key = game.key_kernel
     root_state = game.state
@@ -372,8 +371,7 @@ def run_evaluated_dag(game, tree, policy, stream, iterations, deadline, solver, 
             path, depth, row, s = descend()
             arrays, dag = tree.arrays, tree.dag
             q = int(dag.canon[row])
-            move = arrays.move
-            _, plies = sc.replay(root_state, lambda i: move[path[i]], depth, k.to_move)
+            _, plies = sc.replay(root_state, arrays.move[path]) if sc.rave else (None, _NO_PLIES)
             d = _Descent(row, path, depth, s, plies, depth)
             if solver and arrays.proven[q] >= 0.0:
                 exact.append((d, float(arrays.proven[q])))
