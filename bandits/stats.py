@@ -54,6 +54,19 @@ def new_stats(*shape: int) -> np.ndarray:
 
 
 @nb.njit(cache=True, inline="always")
+def refresh(stats, arm):
+    """MEAN and ISQRT of column ``arm`` from its COUNT and SUM (after COUNT was changed directly:
+    a virtual loss adds or removes visits with reward 0); no visit: MEAN 0, ISQRT inf."""
+    n = stats[COUNT, arm]
+    if n > 0.0:
+        stats[MEAN, arm] = stats[SUM, arm] / n
+        stats[ISQRT, arm] = 1.0 / math.sqrt(n)
+    else:
+        stats[MEAN, arm] = 0.0
+        stats[ISQRT, arm] = math.inf
+
+
+@nb.njit(cache=True, inline="always")
 def record(stats, arm, reward):
     """Add one pull of ``arm`` with ``reward`` to ``stats`` (an (NSTAT, K) view), caches included."""
     n = stats[COUNT, arm] + 1.0

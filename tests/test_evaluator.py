@@ -56,14 +56,15 @@ def positions_with_a_forced_win(n):
     return out
 
 
-def test_exact_evaluator_finds_every_forced_win_at_50_simulations():
+@pytest.mark.parametrize("kw", [dict(), dict(transpositions=True)])
+def test_exact_evaluator_finds_every_forced_win_at_50_simulations(kw):
     # fpu=1 gives PUCT's unvisited children Q = 1 (optimistic), so each is evaluated once before the
     # search settles; with q0 = 0 (AlphaZero's default) the first child visited keeps the first ~20
     # simulations when its value is 0.5: 0.5 + c P sqrt(N) / 2 >= c P sqrt(N) until sqrt(N) = 0.5 / (cP / 2)
     found = positions_with_a_forced_win(40)
     assert len(found) == 40
     for g in found:
-        move = search(g, "puct:c=1.5", iterations=50, seed=0, evaluator=exact, fpu=1.0).move
+        move = search(g, "puct:c=1.5", iterations=50, seed=0, evaluator=exact, fpu=1.0, **kw).move
         h = g.copy()
         h.play(move)
         assert h.terminal() and h.reward(g.to_move) == 1.0 or value_of(h.state) == 0.0, str(g)

@@ -196,15 +196,6 @@ def _value_after(g, move):
     return h.reward(g.to_move) if h.terminal() else 1.0 - value_of(h.state)
 
 
-def test_the_exact_evaluator_on_the_dag_finds_every_forced_win_at_50_simulations():
-    from test_evaluator import exact, positions_with_a_forced_win, value_of
-    for g in positions_with_a_forced_win(40):
-        move = search(g, "puct:c=1.5", iterations=50, seed=0, evaluator=exact, fpu=1.0, transpositions=True).move
-        h = g.copy()
-        h.play(move)
-        assert h.terminal() and h.reward(g.to_move) == 1.0 or value_of(h.state) == 0.0, str(g)
-
-
 def test_the_solver_on_the_dag_with_an_evaluator_proves_the_empty_tictactoe_board_a_draw():
     r = search(make_game("tictactoe"), "ucb1:c=1.0", iterations=40000, seed=2, solver=True, transpositions=True,
                evaluator=_flat, eval_batch=8)

@@ -42,14 +42,13 @@ scaled by the reward bounds in force, as in the playout loops.
 """
 from __future__ import annotations
 
-import math
 import time
 from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
-from bandits.stats import COUNT, ISQRT, MEAN, NVIEW, SUM
+from bandits.stats import COUNT, NVIEW, refresh
 from treepolicies.options import O_LO, O_PRIOR, O_SCALE
 from treepolicies.tree import FULL, backup, expand, leader_is_safe, mark_terminal
 
@@ -85,14 +84,8 @@ def virtual_loss(tree, leaf, sign):
     stats = tree.stats
     node = leaf
     while node >= 0:
-        n = stats[COUNT, node] + sign
-        stats[COUNT, node] = n
-        if n > 0.0:
-            stats[MEAN, node] = stats[SUM, node] / n
-            stats[ISQRT, node] = 1.0 / math.sqrt(n)
-        else:
-            stats[MEAN, node] = 0.0
-            stats[ISQRT, node] = math.inf
+        stats[COUNT, node] += sign
+        refresh(stats, node)
         node = tree.parent[node]
 
 

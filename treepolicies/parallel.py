@@ -65,7 +65,7 @@ import numpy as np
 
 from bandits.compiling import notice, track
 from bandits.kernels import init_row, record_row
-from bandits.stats import COUNT, ISQRT, MEAN, SUM, record
+from bandits.stats import COUNT, record, refresh
 from treepolicies.atomics import atomic_add, atomic_cas, atomic_load, atomic_xchg, cpu_yield, lock, unlock
 from treepolicies.compiled import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, _GAMES, _legal,
                                    _play, _playout, _result, _terminal, _to_move, game_key)
@@ -130,18 +130,6 @@ def grow_par(par: ParArrays, capacity: int) -> ParArrays:
 
 
 @nb.njit(cache=True, nogil=True)
-def _refresh(stats, c):
-    """MEAN and ISQRT of column c from its COUNT and SUM."""
-    n = stats[COUNT, c]
-    if n > 0.0:
-        stats[MEAN, c] = stats[SUM, c] / n
-        stats[ISQRT, c] = 1.0 / math.sqrt(n)
-    else:
-        stats[MEAN, c] = 0.0
-        stats[ISQRT, c] = math.inf
-
-
-@nb.njit(cache=True, nogil=True)
 def _undo(tree, node, vl, locks, pend):
     """Remove the virtual losses of a descent that stopped at ``node`` (each under its parent's lock)."""
     parent, stats = tree.parent, tree.stats
@@ -150,7 +138,7 @@ def _undo(tree, node, vl, locks, pend):
         lock(locks, p)
         stats[COUNT, node] -= vl
         pend[node] -= 1
-        _refresh(stats, node)
+        refresh(stats, node)
         unlock(locks, p)
         node = p
 
@@ -294,7 +282,7 @@ def _tree_worker(key, pk, tree, root_state, params, valid, rng, work, moves, s, 
             seen = stats[COUNT, child] - vl * pend[child]  # its real visits, read under the lock that guards them
             if vl > 0:
                 stats[COUNT, child] += vl
-                _refresh(stats, child)
+                refresh(stats, child)
             pend[child] += 1
             unlock(locks, node)
             _play(key, s, move[child])

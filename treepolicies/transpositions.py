@@ -60,7 +60,7 @@ from numba.extending import overload
 
 from bandits.compiling import notice, track
 from bandits.kernels import record_row, select_row
-from bandits.stats import COUNT, FIRST, NSTAT, NVIEW, SUM, record
+from bandits.stats import COUNT, FIRST, NSTAT, NVIEW, SUM, record, refresh
 from bandits.stats import ISQRT as ISQRT_ROW
 from bandits.stats import MEAN as MEAN_ROW
 from bandits.stats import SUMSQ as SUMSQ_ROW
@@ -365,14 +365,8 @@ def virtual_loss_path(tree, dag, path, depth, sign):
     stats = tree.stats
     for i in range(-1, depth):
         c = 0 if i < 0 else path[i]
-        n = stats[COUNT, c] + sign
-        stats[COUNT, c] = n
-        if n > 0.0:
-            stats[MEAN_ROW, c] = stats[SUM, c] / n
-            stats[ISQRT_ROW, c] = 1.0 / np.sqrt(n)
-        else:
-            stats[MEAN_ROW, c] = 0.0
-            stats[ISQRT_ROW, c] = np.inf
+        stats[COUNT, c] += sign
+        refresh(stats, c)
         dag.pvis[0 if i < 0 else dag.canon[c]] += sign
 
 
