@@ -49,8 +49,12 @@ import numba as nb
 import numpy as np
 
 from bandits.stats import COUNT, NVIEW, refresh
+from treepolicies.amaf import amaf_update, amaf_update_path
 from treepolicies.options import O_LO, O_PRIOR, O_SCALE
+from treepolicies.transpositions import (_pick_view, backup_path, grave_reference, grow_dag, link, prove_path,
+                                         root_proofs, virtual_loss_path)
 from treepolicies.tree import FULL, backup, expand, leader_is_safe, mark_terminal
+from treepolicies.view import descend_view, order_by_prior
 
 __all__ = ["EVALUATORS", "register_evaluator", "get_evaluator", "virtual_loss", "run_evaluated", "MAX_BATCH"]
 
@@ -202,72 +206,66 @@ class _Scratch:
 def run_evaluated(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run, fn, batch, mix,
                   grow, bad_arm):
     """The evaluator loop (module docstring) for a compiled game; returns (iterations, stop reason, calls)."""
-    from treepolicies.amaf import amaf_update
-    from treepolicies.view import descend_view
-
     sc = _Scratch(game, policy, stream, run)
-    pk, params, rng, k = sc.pk, sc.params, sc.rng, sc.k
-    root_state = game.state
+    return _batches(_TreeSteps(game, tree, policy, sc, run, solver, grow, bad_arm), game, tree, sc, run, iterations,
+                    deadline, solver, early, fn, batch, mix)
+
+
+def run_evaluated_dag(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run, fn, batch, mix,
+                      grow, bad_arm):
+    """The evaluator loop on the DAG of ``transpositions=True`` (treepolicies.transpositions): the
+    same batches, virtual losses and leaf values as :func:`run_evaluated`, with the DAG's descent
+    (a known position is gone through, a new one is the leaf, evaluated and expanded at once), its
+    backup along the path only (:func:`~treepolicies.transpositions.backup_path`), its virtual loss
+    on the path's edges and positions, and its proofs.  Returns (iterations, stop reason, calls)."""
+    sc = _Scratch(game, policy, stream, run)
+    out = _batches(_DagSteps(game, tree, policy, sc, run, solver, grow, bad_arm), game, tree, sc, run, iterations,
+                   deadline, solver, early, fn, batch, mix)
+    root_proofs(tree)  # the root moves' proofs, read through their positions, for the final move
+    return out
+
+
+def _batches(steps, game, tree, sc, run, iterations, deadline, solver, early, fn, batch, mix):
+    """The batched loop of both drivers (module docstring); ``steps`` descends, adds and removes
+    virtual losses, expands and backs up in the tree (:class:`_TreeSteps`) or the DAG (:class:`_DagSteps`)."""
+    k = sc.k
     done = 0
     calls = 0
-
-    def finish(d, value):  # the real backup of one descent (value for the leaf's mover)
-        backup(tree.arrays, d.leaf, value, pk, params, bool(solver))
-        if sc.rave:
-            amaf_update(tree.arrays, d.leaf, d.plies, d.n_plies, d.depth, sc.seen, value, sc.opp)
-
     while iterations is None or done < iterations:
         if deadline is not None and time.perf_counter() >= deadline:
             return done, "seconds", calls
         if solver and tree.proven[0] >= 0.0:
             return done, "proven", calls
         want = batch if iterations is None else min(batch, iterations - done)
-        pending = []  # descents to leaves awaiting the evaluator, in order of arrival
-        exact = []    # (descent, value) of terminal / proven leaves
-        firsts = set()
+        pending = []  # (descent, leaf, its mover) awaiting the evaluator, in order of arrival
+        exact = []    # (descent, its mover, value) of terminal / proven leaves
+        waiting = set()
         for _ in range(want):
-            arrays = tree.arrays
-            node, depth = descend_view(arrays, pk, params, sc.valid, rng, sc.work, bool(solver), tree.path, sc.opts,
-                                       sc.view, sc.cmap)
-            if node < 0:
-                bad_arm(policy)
-            s, plies = sc.replay(root_state, tree.path[:depth])  # (the tree's path holds the moves)
-            d = _Descent(node, _NO_PLIES, depth, s, plies, depth)
-            if solver and tree.proven[node] >= 0.0:
-                exact.append((d, float(tree.proven[node])))
-                virtual_loss(arrays, node, 1.0)
-                continue
-            if k.terminal(s):
-                value = _scaled(game, run, k.result(s, int(tree.mover[node])))
-                if solver:
-                    mark_terminal(arrays, node, value)
-                exact.append((d, value))
-                virtual_loss(arrays, node, 1.0)
-                continue
-            if node in firsts:  # a collision: the batch ends here (this descent is not an iteration)
+            d, leaf, who, value = steps.descend()
+            if value is not None:
+                exact.append((d, who, value))
+            elif leaf in waiting:  # a collision: the batch ends here (this descent is not an iteration)
                 break
-            firsts.add(node)
-            pending.append(d)
-            virtual_loss(arrays, node, 1.0)
-        for d, _ in exact:
-            virtual_loss(tree.arrays, d.leaf, -1.0)
-        for d in pending:
-            virtual_loss(tree.arrays, d.leaf, -1.0)
-        for d, value in exact:
-            finish(d, value)
+            else:
+                waiting.add(leaf)
+                pending.append((d, leaf, who))
+            steps.vloss(d, 1.0)
+        for e in exact + pending:
+            steps.vloss(e[0], -1.0)
+        for d, who, value in exact:
+            steps.finish(d, who, value)
             done += 1
         if pending:
-            moves, counts, priors, values = _evaluate(fn, game, k, sc.m, np.stack([d.state for d in pending]))
+            moves, counts, priors, values = _evaluate(fn, game, k, sc.m, np.stack([e[0].state for e in pending]))
             calls += 1
-            for i, d in enumerate(pending):
+            for i, (d, leaf, who) in enumerate(pending):
                 to_move = int(k.to_move(d.state))
-                if not _expand(tree, d.leaf, moves[i], int(counts[i]), priors[i], to_move, sc, grow):
+                if not steps.expand(leaf, moves[i], int(counts[i]), priors[i], to_move):
                     return done, "node_cap", calls
-                player = int(tree.arrays.mover[d.leaf])
                 v = float(values[i])  # for the player to move at the leaf
-                value, n = _mixed(game, run, k, d.state, player, v if player == to_move else 1.0 - v, mix, rng,
+                value, n = _mixed(game, run, k, d.state, who, v if who == to_move else 1.0 - v, mix, sc.rng,
                                   d.plies if sc.rave else None, d.n_plies)
-                finish(d._replace(n_plies=n), value)
+                steps.finish(d._replace(n_plies=n), who, value)
                 done += 1
         if not pending and not exact:  # pragma: no cover - every batch makes at least one descent
             break
@@ -276,12 +274,123 @@ def run_evaluated(game, tree, policy, stream, iterations, deadline, solver, earl
     return done, "iterations", calls
 
 
+class _TreeSteps:
+    """The tree's steps of :func:`_batches`: descend_view to an unexpanded node, a virtual loss
+    from it to the root, the backup up its parents, RAVE's update of its plies."""
+
+    def __init__(self, game, tree, policy, sc, run, solver, grow, bad_arm):
+        self.game, self.tree, self.policy, self.sc, self.run = game, tree, policy, sc, run
+        self.solver, self.grow, self.bad_arm = bool(solver), grow, bad_arm
+        self.root_state = game.state
+
+    def descend(self):
+        """(descent, leaf node, the leaf's mover, exact value or None)."""
+        sc, tree = self.sc, self.tree
+        arrays = tree.arrays
+        node, depth = descend_view(arrays, sc.pk, sc.params, sc.valid, sc.rng, sc.work, self.solver, tree.path,
+                                   sc.opts, sc.view, sc.cmap)
+        if node < 0:
+            self.bad_arm(self.policy)
+        s, plies = sc.replay(self.root_state, tree.path[:depth])  # (the tree's path holds the moves)
+        d = _Descent(node, _NO_PLIES, depth, s, plies, depth)
+        who = int(arrays.mover[node])
+        if self.solver and arrays.proven[node] >= 0.0:
+            return d, node, who, float(arrays.proven[node])
+        if sc.k.terminal(s):
+            value = _scaled(self.game, self.run, sc.k.result(s, who))
+            if self.solver:
+                mark_terminal(arrays, node, value)
+            return d, node, who, value
+        return d, node, who, None
+
+    def vloss(self, d, sign):
+        virtual_loss(self.tree.arrays, d.leaf, sign)
+
+    def expand(self, node, moves, n, prior, to_move):
+        return _expand(self.tree, node, moves, n, prior, to_move, self.sc, self.grow)
+
+    def finish(self, d, who, value):  # (value is for who, the leaf's mover)
+        sc = self.sc
+        backup(self.tree.arrays, d.leaf, value, sc.pk, sc.params, self.solver)
+        if sc.rave:
+            amaf_update(self.tree.arrays, d.leaf, d.plies, d.n_plies, d.depth, sc.seen, value, sc.opp)
+
+
+class _DagSteps(_TreeSteps):
+    """The DAG's steps of :func:`_batches` (treepolicies.transpositions): a descent through known
+    positions to a new one (or one cut at ``max_plies``), virtual losses on its path's edges and
+    positions, the backup along the path only, RAVE's update along it, proofs up it."""
+
+    def __init__(self, game, tree, policy, sc, run, solver, grow, bad_arm):
+        super().__init__(game, tree, policy, sc, run, solver, grow, bad_arm)
+        self.key = game.key_kernel
+        self.max_plies = int(getattr(game, "max_plies", 0) or sc.m)
+
+    def grow_both(self):
+        tree = self.tree
+        used = tree.size
+        if not self.grow():
+            return False
+        tree.dag = grow_dag(tree.dag, tree.capacity, used)
+        return True
+
+    def descend(self):
+        """(descent, the leaf's position, the mover into it, exact value or None); the descent's
+        leaf is the last row taken."""
+        sc, tree, solver = self.sc, self.tree, self.solver
+        arrays, dag = tree.arrays, tree.dag
+        first, canon, proven, path = arrays.first, dag.canon, arrays.proven, arrays.path
+        max_depth = max(1, min(tree.capacity - 1, self.max_plies))
+        s = self.root_state.copy()
+        row, depth = 0, 0
+        while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
+            q = canon[row]
+            r = grave_reference(dag, path, depth, sc.ref) if sc.ref > 0.0 else q
+            c = _pick_view(sc.pk, sc.params, arrays, dag, q, sc.valid, sc.rng, sc.work, solver, sc.opts, sc.view, r,
+                           sc.cmap)
+            if c < 0:
+                self.bad_arm(self.policy)
+            path[depth] = c
+            depth += 1
+            sc.k.play(s, int(arrays.move[c]))
+            if canon[c] < 0:
+                link(dag, c, int(self.key(s)))
+            row = c
+        path = path[:depth].copy()
+        _, plies = sc.replay(self.root_state, arrays.move[path]) if sc.rave else (None, _NO_PLIES)
+        d = _Descent(row, path, depth, s, plies, depth)
+        q = int(canon[row])
+        who = int(arrays.mover[row])
+        if solver and proven[q] >= 0.0:
+            return d, q, who, float(proven[q])
+        if sc.k.terminal(s):
+            value = _scaled(self.game, self.run, sc.k.result(s, who))
+            if solver:
+                proven[q] = value
+            return d, q, who, value
+        return d, q, who, None  # a new position, or one the descent was cut at (max_plies: a cycle)
+
+    def vloss(self, d, sign):
+        virtual_loss_path(self.tree.arrays, self.tree.dag, d.path, d.depth, sign)
+
+    def expand(self, q, moves, n, prior, to_move):
+        if self.tree.first[q] >= 0:  # (cut at max_plies: evaluated again, not expanded again)
+            return True
+        return _expand(self.tree, q, moves, n, prior, to_move, self.sc, self.grow_both, dag=True)
+
+    def finish(self, d, who, value):
+        sc, tree = self.sc, self.tree
+        backup_path(sc.pk, sc.params, tree.arrays, tree.dag, d.path, d.depth, who, value)
+        if sc.rave:
+            amaf_update_path(tree.arrays, d.path, d.plies, d.n_plies, d.depth, sc.seen, who, value, sc.opp)
+        if self.solver and tree.proven[tree.dag.canon[d.leaf]] >= 0.0:
+            prove_path(tree.arrays, tree.dag, d.path, d.depth)
+
+
 def _expand(tree, node, moves, n, prior, to_move, sc, grow, dag=False):
     """Expand ``node`` with the evaluator's priors over ``moves[:n]`` (children in decreasing prior
     order, their PRIOR row); on a DAG the new edges are not linked yet.  False if the tree is full
     and cannot grow."""
-    from treepolicies.view import order_by_prior
-
     p = _normalised(prior, n)
     mv = moves[:n].copy()
     order_by_prior(mv, p, n)
@@ -293,119 +402,3 @@ def _expand(tree, node, moves, n, prior, to_move, sc, grow, dag=False):
     if dag:
         tree.dag.canon[f:f + n] = -1
     return True
-
-
-def run_evaluated_dag(game, tree, policy, stream, iterations, deadline, solver, early, node_cap, run, fn, batch, mix,
-                      grow, bad_arm):
-    """The evaluator loop on the DAG of ``transpositions=True`` (treepolicies.transpositions): the
-    same batches, virtual losses and leaf values as :func:`run_evaluated`, with the DAG's descent
-    (a known position is gone through, a new one is the leaf, evaluated and expanded at once), its
-    backup along the path only (:func:`~treepolicies.transpositions.backup_path`), its virtual loss
-    on the path's edges and positions, and its proofs.  Returns (iterations, stop reason, calls)."""
-    from treepolicies.amaf import amaf_update_path
-    from treepolicies.transpositions import (_pick_view, backup_path, grave_reference, grow_dag, link, prove_path,
-                                             root_proofs, virtual_loss_path)
-
-    sc = _Scratch(game, policy, stream, run)
-    pk, params, rng, k = sc.pk, sc.params, sc.rng, sc.k
-    key = game.key_kernel
-    root_state = game.state
-    max_plies = int(getattr(game, "max_plies", 0) or sc.m)
-    done = 0
-    calls = 0
-
-    def grow_both():
-        used = tree.size
-        if not grow():
-            return False
-        tree.dag = grow_dag(tree.dag, tree.capacity, used)
-        return True
-
-    def descend():
-        """One descent from the root: (the rows taken, their number, the last row, the state)."""
-        arrays, dag = tree.arrays, tree.dag
-        first, canon, proven, path = arrays.first, dag.canon, arrays.proven, arrays.path
-        max_depth = max(1, min(tree.capacity - 1, max_plies))
-        s = root_state.copy()
-        row, depth = 0, 0
-        while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
-            q = canon[row]
-            r = grave_reference(dag, path, depth, sc.ref) if sc.ref > 0.0 else q
-            c = _pick_view(pk, params, arrays, dag, q, sc.valid, rng, sc.work, bool(solver), sc.opts, sc.view, r,
-                           sc.cmap)
-            if c < 0:
-                bad_arm(policy)
-            path[depth] = c
-            depth += 1
-            k.play(s, int(arrays.move[c]))
-            if canon[c] < 0:
-                link(dag, c, int(key(s)))
-            row = c
-        return path[:depth].copy(), depth, row, s
-
-    def finish(d, who, value):  # the real backup of one descent (value for ``who``, the leaf's mover)
-        backup_path(pk, params, tree.arrays, tree.dag, d.path, d.depth, who, value)
-        if sc.rave:
-            amaf_update_path(tree.arrays, d.path, d.plies, d.n_plies, d.depth, sc.seen, who, value, sc.opp)
-        if solver and tree.proven[tree.dag.canon[d.leaf]] >= 0.0:
-            prove_path(tree.arrays, tree.dag, d.path, d.depth)
-
-    while iterations is None or done < iterations:
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-        if solver and tree.proven[0] >= 0.0:
-            root_proofs(tree)
-            return done, "proven", calls
-        want = batch if iterations is None else min(batch, iterations - done)
-        pending = []  # descents to positions awaiting the evaluator, in order of arrival
-        exact = []    # (descent, value) of terminal / proven positions
-        waiting = set()
-        for _ in range(want):
-            path, depth, row, s = descend()
-            arrays, dag = tree.arrays, tree.dag
-            q = int(dag.canon[row])
-            _, plies = sc.replay(root_state, arrays.move[path]) if sc.rave else (None, _NO_PLIES)
-            d = _Descent(row, path, depth, s, plies, depth)
-            if solver and arrays.proven[q] >= 0.0:
-                exact.append((d, float(arrays.proven[q])))
-            elif k.terminal(s):
-                value = _scaled(game, run, k.result(s, int(arrays.mover[row])))
-                if solver:
-                    arrays.proven[q] = value
-                exact.append((d, value))
-            elif q in waiting:  # a collision: the batch ends here (this descent is not an iteration)
-                break
-            else:  # a new position, or one the descent was cut at (max_plies: a cycle)
-                waiting.add(q)
-                pending.append(d)
-            virtual_loss_path(arrays, dag, path, depth, 1.0)
-        for d in [e[0] for e in exact] + pending:
-            virtual_loss_path(tree.arrays, tree.dag, d.path, d.depth, -1.0)
-        for d, value in exact:
-            finish(d, int(tree.arrays.mover[d.leaf]), value)
-            done += 1
-        if pending:
-            moves, counts, priors, values = _evaluate(fn, game, k, sc.m, np.stack([d.state for d in pending]))
-            calls += 1
-            for i, d in enumerate(pending):
-                q = int(tree.dag.canon[d.leaf])
-                to_move = int(k.to_move(d.state))
-                if tree.first[q] < 0 and not _expand(tree, q, moves[i], int(counts[i]), priors[i], to_move, sc,
-                                                     grow_both, dag=True):
-                    root_proofs(tree)
-                    return done, "node_cap", calls
-                who = int(tree.arrays.mover[d.leaf])
-                v = float(values[i])  # for the player to move at the leaf
-                value, n = _mixed(game, run, k, d.state, who, v if who == to_move else 1.0 - v, mix, rng,
-                                  d.plies if sc.rave else None, d.n_plies)
-                finish(d._replace(n_plies=n), who, value)
-                done += 1
-        if not pending and not exact:  # pragma: no cover - every batch makes at least one descent
-            break
-        if early and leader_is_safe(tree.arrays, iterations - done):
-            root_proofs(tree)
-            return done, "early", calls
-    root_proofs(tree)
-    reason = "seconds" if deadline is not None and time.perf_counter() >= deadline and (
-        iterations is None or done < iterations) else "iterations"
-    return done, reason, calls
