@@ -494,7 +494,7 @@ def prepare_transposed(game, tree, policy, run) -> None:
         insert(tree.dag, int(game.key_kernel(game.state)), 0)
     m = max(1, int(game.max_moves))
     if run.evaluator is not None:
-        _compile_steps(game, tree, policy, run, m)
+        _compile_steps(game, policy, run, m)
         return
     loop = make_dag_loop(game.kernels, game.key_kernel, run.kernel, run.prior)
     with notice(f"the transposition search loop for {getattr(game, 'name', type(game).__name__)}"):
@@ -504,10 +504,18 @@ def prepare_transposed(game, tree, policy, run) -> None:
              *_scratch(game, run, m))
 
 
-def _compile_steps(game, tree, policy, run, m) -> None:
-    """Compile (or load) the DAG steps of the evaluator loop on a scratch DAG of the same types."""
+#: the (policy kernels, key kernel, state dtype, RAVE) whose evaluator DAG steps are compiled in this process
+_STEPS_READY: set = set()
+
+
+def _compile_steps(game, policy, run, m) -> None:
+    """Compile (or load) the DAG steps of the evaluator loop on a scratch DAG of the same types
+    (once per process and kinds of argument: a player searches every move)."""
     from treepolicies.tree import Tree
 
+    ready = (policy.kernels, game.key_kernel, game.state.dtype, bool(run.options.rave))
+    if ready in _STEPS_READY:
+        return
     with notice(f"the transposition steps for {getattr(game, 'name', type(game).__name__)}"):
         pk, params = policy.kernels, policy.params
         scratch = Tree(4, policy.state_width, policy.arm_state_width, amaf=run.options.rave, prior=True)
@@ -530,6 +538,7 @@ def _compile_steps(game, tree, policy, run, m) -> None:
         amaf_update_path(a, path, plies, 0, 0, seen, 0, 0.5, False)
         order_by_prior(np.arange(2, dtype=np.int64), np.ones(2), 2)
         leader_is_safe(a, 1)
+    _STEPS_READY.add(ready)
 
 
 def _scratch(game, run, m):
