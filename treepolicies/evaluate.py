@@ -160,6 +160,40 @@ def _mixed(game, run, k, state, player, v, mix, rng, plies, n_plies):
 _NO_PLIES = np.empty(0, np.int64)
 
 
+def compile_steps(game, run) -> None:
+    """Compile (or load), outside the search's clock, the game kernels the evaluator loop calls from
+    Python (legal, play, to_move, terminal, result; the key kernel with transpositions) and the
+    playout ``value_mix > 0`` mixes in: one playout from a copy of the position, a scratch stream."""
+    ready = (game.kernels, run.kernel, game.state.dtype, run.options.value_mix > 0.0, run.options.transpositions)
+    if ready in _STEPS_READY:
+        return
+    from bandits.compiling import notice
+
+    k = game.kernels
+    rng = np.zeros(4, np.uint64)
+    rng[0] = 1
+    with notice(f"the {getattr(game, 'name', type(game).__name__)} kernels the evaluator calls"):
+        s = game.state.copy()
+        buf = np.empty(max(1, int(game.max_moves)), np.int64)
+        if not k.terminal(s) and k.legal(s, buf) > 0:
+            k.to_move(s)
+            k.play(s, int(buf[0]))
+        if run.options.transpositions:
+            game.key_kernel(s)
+        k.result(s, 0)
+        if run.options.value_mix > 0.0:
+            if run.kernel is not None:
+                run.kernel.play(s, rng, _NO_PLIES, -1)
+                run.kernel.value(s, 0)
+            else:
+                k.playout(s, rng)
+    _STEPS_READY.add(ready)
+
+
+#: what compile_steps has compiled (or loaded) in this process
+_STEPS_READY: set = set()
+
+
 class _Descent(NamedTuple):
     """One descent of a batch: the leaf (a row), the rows it descended (a DAG's path; empty in the
     tree, where the parents give it), its depth, the leaf's state, RAVE's plies and their count."""
@@ -344,8 +378,8 @@ class _DagSteps(_TreeSteps):
         s = self.root_state.copy()
         row, depth = 0, 0
         while first[canon[row]] >= 0 and depth < max_depth and not (solver and proven[canon[row]] >= 0.0):
-            q = canon[row]
-            r = grave_reference(dag, path, depth, sc.ref) if sc.ref > 0.0 else q
+            q = int(canon[row])  # (Python ints: the types compiled before the clock)
+            r = int(grave_reference(dag, path, depth, sc.ref)) if sc.ref > 0.0 else q
             c = _pick_view(sc.pk, sc.params, arrays, dag, q, sc.valid, sc.rng, sc.work, solver, sc.opts, sc.view, r,
                            sc.cmap)
             if c < 0:

@@ -46,7 +46,7 @@ from bandits.rng import Stream, make_stream, randint
 from bandits.stats import COUNT, MEAN
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.amaf import amaf_update
-from treepolicies.evaluate import get_evaluator, run_evaluated, run_evaluated_dag, virtual_loss
+from treepolicies.evaluate import compile_steps, get_evaluator, run_evaluated, run_evaluated_dag, virtual_loss
 from treepolicies.transpositions import (offers_hash, prepare_transposed, prepare_transposed_python, reroot_dag,
                                          run_transposed, run_transposed_python)
 from treepolicies.view import descend_view, order_by_prior, select_child_view
@@ -233,6 +233,8 @@ def search(game, policy, iterations=None, seconds=None, seed=0, final="robust", 
     else:
         _compile_first(game, tree, policy, compiled and run.evaluator is None and not options.transpositions, solver,
                        specialize, run)  # before the clock starts
+        if run.evaluator is not None:
+            compile_steps(game, run)
     if options.transpositions:
         if compiled or run.evaluator is not None:
             prepare_transposed(game, tree, policy, run)
