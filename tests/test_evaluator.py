@@ -2,6 +2,7 @@
 virtual loss leaves the statistics exact, and bad evaluators are clear errors."""
 import functools
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -9,6 +10,7 @@ from bandits.stats import COUNT
 from treepolicies import search
 from treepolicies.evaluate import register_evaluator
 from treepolicies.games import make_game
+from treepolicies.games.tictactoe import KERNELS as TTT_KERNELS
 from treepolicies.games.tictactoe import TicTacToe
 from treepolicies.players import make_player
 
@@ -267,3 +269,29 @@ def test_the_connect4_window_evaluator_plugs_in_by_name_and_sees_threats():
     """)
     r = search(g, "puct:c=1.5", iterations=200, seed=0, evaluator="c4_windows", eval_batch=8)
     assert r.move in (0, 4)  # x to move takes the win (the priors put it first)
+
+
+@nb.njit(cache=True)
+def _signed_result(state, player):
+    """Tic-tac-toe's result as 100 r - 50 in [-50, 50] (a game scored outside [0, 1])."""
+    return 100.0 * TTT_KERNELS.result(state, player) - 50.0
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(transpositions=True)])
+def test_the_evaluator_loop_scales_the_results_it_scores_by_the_reward_bounds(kw):
+    # the evaluator loop scores terminal leaves itself: tic-tac-toe scored in [-50, 50] with
+    # reward_bounds=(-50, 50) makes exactly the choices of tic-tac-toe in [0, 1] ((r' + 50) / 100 = r),
+    # and without bounds its results are a one-line error (a won terminal scores 50)
+    class Signed(TicTacToe):
+        kernels = TTT_KERNELS._replace(result=_signed_result)
+
+    for g in positions_with_a_forced_win(6):
+        h = Signed()
+        h.state = g.state.copy()
+        a = search(g, "puct:c=1.5", iterations=200, seed=1, evaluator=exact, fpu=1.0, early_stop=False, **kw)
+        b = search(h, "puct:c=1.5", iterations=200, seed=1, evaluator=exact, fpu=1.0, early_stop=False,
+                   reward_bounds=(-50, 50), **kw)
+        assert a.move == b.move and (a.visits == b.visits).all() and np.allclose(a.values, b.values)
+    with pytest.raises(ValueError, match="outside \\[0, 1\\]") as err:
+        search(h, "puct:c=1.5", iterations=200, seed=1, evaluator=exact, **kw)
+    assert "\n" not in str(err.value)

@@ -56,7 +56,8 @@ from treepolicies.transpositions import (_pick_view, backup_path, grave_referenc
 from treepolicies.tree import FULL, backup, expand, leader_is_safe, mark_terminal
 from treepolicies.view import descend_view, order_by_prior
 
-__all__ = ["EVALUATORS", "register_evaluator", "get_evaluator", "virtual_loss", "run_evaluated", "MAX_BATCH"]
+__all__ = ["EVALUATORS", "register_evaluator", "get_evaluator", "virtual_loss", "run_evaluated", "run_evaluated_dag",
+           "compile_steps", "MAX_BATCH"]
 
 MAX_BATCH = 4096
 
