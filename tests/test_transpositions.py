@@ -116,10 +116,6 @@ def test_the_solver_on_the_dag_finds_connect4_wins():
     assert r.move in (0, 4) and r.proven[r.moves.index(r.move)] == 1.0
 
 
-def _half(states, moves, counts):
-    return np.ones(moves.shape), np.full(len(states), 0.5)
-
-
 def _flat(states, moves, counts):
     CALLS.append(len(states))
     return np.ones(moves.shape), np.full(len(states), 0.5)
