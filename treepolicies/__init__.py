@@ -1,24 +1,23 @@
 """Monte-Carlo tree search whose node policy is any :mod:`bandits` policy; games and players.
 
-    search(game, policy, iterations=None, seconds=None, seed=0, final="robust", solver=False, ...)
+    search(game, policy, budget=None, options=None, *, iterations=None, seconds=None, seed=0, **options)
+    SearchOptions, Budget, OPTIONS (every search option, declared once), reroot
     UCT(c), MiUCT(r=...), MCTSPlayer, RandomPlayer, AlphaBetaPlayer, make_player(spec, ...)
     play_game, match, game_seed, wilson_interval
     games: Nim, TicTacToe, ConnectFour, make_game, GAMES
-    enhancements: SearchOptions (docs/enhancements.md), register_evaluator, EVALUATORS
+    leaf evaluators: register_evaluator, EVALUATORS
 
-Internal contracts: docs/contracts.md sections 2 and 3.
+The search itself is treepolicies.mcts (docs/architecture.md); internal contracts: docs/contracts.md.
 """
 from treepolicies.alphabeta import alphabeta
 from treepolicies.games import GAMES, ConnectFour, GameKernels, Nim, TicTacToe, make_game
 from treepolicies.match import GameRecord, MatchResult, game_seed, match, play_game, wilson_interval
 from treepolicies.players import (PLAYER_FACTORIES, AlphaBetaPlayer, MCTSPlayer, MiUCT, Player, RandomPlayer, UCT,
                                   make_player)
-from treepolicies.search import SearchResult, reroot, search
-from treepolicies.evaluate import EVALUATORS, register_evaluator
-from treepolicies.options import SearchOptions
+from treepolicies.mcts import EVALUATORS, OPTIONS, Budget, SearchOptions, SearchResult, register_evaluator, reroot, search
 from treepolicies import gtp_client as _gtp_client  # noqa: E402,F401  registers the "gnugo:level=N" player
 
 __all__ = ["search", "SearchResult", "reroot", "alphabeta", "GameKernels", "GAMES", "make_game", "Nim",
            "TicTacToe", "ConnectFour", "Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT",
            "make_player", "PLAYER_FACTORIES", "play_game", "match", "game_seed", "wilson_interval",
-           "GameRecord", "MatchResult", "register_evaluator", "EVALUATORS", "SearchOptions"]
+           "GameRecord", "MatchResult", "register_evaluator", "EVALUATORS", "SearchOptions", "Budget", "OPTIONS"]

@@ -250,7 +250,7 @@ class GtpEngine:
         return (None if g.terminal() else g), colour
 
     def _gfx_search(self, args):
-        from treepolicies.search import search
+        from treepolicies.mcts.search import search
 
         player = self._analysis_player()
         g, colour = self._analysis_position(args)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 
 from bandits.rng import Stream
-from treepolicies.search import search
+from treepolicies.mcts.search import search
 from treepolicies.viz.summary import principal_variation, pv_nodes, root_rows
 
 __all__ = ["ANALYZE_COMMANDS", "GFX_COMMANDS", "LzRequest", "parse_lz_args", "gfx_visits", "gfx_values", "gfx_pv",

@@ -28,15 +28,15 @@ from bandits import POLICIES, ModifiedImprovedUCB, UCB1, make_policy
 from bandits.rng import make_stream, randint
 from bandits.spec import parse_bool, parse_spec
 from treepolicies.alphabeta import MAX_DEPTH, alphabeta
-from treepolicies.options import OPTION_KEYS, SearchOptions, options_from_spec
-from treepolicies.parallel import MAX_THREADS, MAX_VIRTUAL_LOSS, check_parallel
-from treepolicies.search import DEFAULT_NODE_CAP, FINALS, bind_policy, check_shared, reroot, search
+from treepolicies.mcts import capabilities
+from treepolicies.mcts.options import OPTION_KEYS, SearchOptions, options_from_spec
+from treepolicies.mcts.search import bind_policy, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
            "PLAYER_FACTORIES", "SEARCH_OPTIONS", "with_search_keys"]
 
-SEARCH_OPTIONS = ("final", "solver", "reuse", "node_cap", "specialize", "threads", "parallel",
-                  "virtual_loss") + OPTION_KEYS
+#: the keys of an MCTS player's spec that are not the policy's: every search option, and reuse
+SEARCH_OPTIONS = ("reuse",) + OPTION_KEYS
 #: Ranges of an MCTS player's budget and node cap: a move's search counts in 64-bit integers and a
 #: clock; the smallest node cap holds the root and its children on every board up to 19x19 Go
 #: (1 + 362 nodes) with room to grow, the largest is about 100 GB of tree for UCB1 (93 B a node).
@@ -69,16 +69,14 @@ class Player:
 class MCTSPlayer(Player):
     """MCTS with ``policy`` as node policy and a budget of ``playouts`` iterations and/or ``seconds``.
 
-    final: "robust" | "max"; solver: MCTS-Solver; reuse: keep the subtree of the moves played as
-    the next root (default False: every move searched afresh, as in Liu & Tsuruoka's experiments);
-    specialize: compile the policy into the game's search loop (treepolicies.search), for long runs.
-    options: a treepolicies.options.SearchOptions (RAVE, rollouts, ...), or None for the plain search.
-    threads, parallel, virtual_loss: parallel search (treepolicies.search, docs/parallel.md).
+    reuse: keep the subtree of the moves played as the next root (default False: every move
+    searched afresh, as in Liu & Tsuruoka's experiments).  ``options`` (a SearchOptions) and/or its
+    fields as keywords (``final``, ``solver``, ``node_cap``, ``specialize``, ``root_policy``,
+    ``threads``, ``parallel``, ``virtual_loss``, the enhancements: treepolicies.mcts.options) go to
+    every search; ``player.options`` holds them.
     """
 
-    def __init__(self, policy, playouts=None, seconds=None, final="robust", solver=False, reuse=False,
-                 node_cap=DEFAULT_NODE_CAP, name=None, specialize=False, options=None, threads=1, parallel="tree",
-                 virtual_loss=1):
+    def __init__(self, policy, playouts=None, seconds=None, reuse=False, name=None, options=None, **keywords):
         if playouts is None and seconds is None:
             raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
         if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer))
@@ -87,55 +85,53 @@ class MCTSPlayer(Player):
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number))
                                     or not (0 < seconds <= MAX_SECONDS)):  # nan, inf fail too
             raise ValueError(f"seconds must be a number > 0 and <= {MAX_SECONDS:g}, got {seconds!r}")
-        lo, hi = NODE_CAP_RANGE
-        if isinstance(node_cap, bool) or not isinstance(node_cap, (int, np.integer)) or not lo <= node_cap <= hi:
-            raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {node_cap!r}")
-        self.policy = bind_policy(policy, playouts)
-        if final not in FINALS:
-            raise ValueError(f"final must be one of {FINALS}, got {final!r}")
-        self.playouts, self.seconds, self.final = playouts, seconds, final
-        self.solver, self.reuse, self.node_cap = bool(solver), bool(reuse), node_cap
-        self.specialize = bool(specialize)
         if options is not None and not isinstance(options, SearchOptions):
-            raise ValueError(f"options must be a treepolicies.options.SearchOptions, got {type(options).__name__}")
-        self.options = options or SearchOptions()
-        self.threads, self.parallel, self.virtual_loss = check_parallel(threads, parallel, virtual_loss)
-        if self.reuse and self.threads > 1 and self.parallel == "root":
-            raise ValueError("reuse=true does not combine with parallel=root (its trees are rebuilt every move); "
-                             "use parallel=tree or leaf")
-        if self.threads > 1 and self.parallel != "root":
-            check_shared(None, self.options, True, self.parallel)
-        extra = [f"{k}={v}" for k, v, d in (("threads", self.threads, 1), ("parallel", self.parallel, "tree"),
-                                            ("virtual_loss", self.virtual_loss, 1)) if v != d]
-        self.name = name or ",".join([make_policy(policy).spec] + self.options.spec_items() + extra)
+            raise ValueError(f"options must be a treepolicies.SearchOptions, got {type(options).__name__}")
+        options = (options or SearchOptions()).replace(**keywords) if keywords else (options or SearchOptions())
+        lo, hi = NODE_CAP_RANGE
+        if not lo <= options.node_cap <= hi:
+            raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {options.node_cap!r}")
+        self.policy = bind_policy(policy, playouts)
+        if options.root_policy is not None:
+            bind_policy(options.root_policy, playouts, "root_policy")  # (its own errors now, not at a move)
+        self.playouts, self.seconds, self.options = playouts, seconds, options
+        self.reuse = parse_bool("reuse", str(reuse), "reuse") if isinstance(reuse, str) else bool(reuse)
+        if self.reuse and options.threads > 1 and options.parallel == "root":
+            raise ValueError("reuse=true does not combine with parallel='root' (its trees are rebuilt every move); "
+                             "use parallel='tree' or 'leaf'")
+        self.name = name or ",".join([make_policy(policy).spec] + options.spec_items()
+                                     + (["reuse=true"] if self.reuse else []))
         self.last = None  # the last SearchResult
         self._tree = None
+
+    def __getattr__(self, name):
+        # player.final, player.solver, player.threads, ...: the search options
+        options = self.__dict__.get("options")
+        if options is not None and name in OPTION_KEYS:
+            return getattr(options, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
 
     def choose(self, game, rng):
         tree = self._tree if self.reuse and _root_moves_agree(self._tree, game) else None
         try:
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
-                            final=self.final, solver=self.solver, node_cap=self.node_cap, tree=tree,
-                            specialize=self.specialize, options=self.options, **self._parallel())
+                            tree=tree, options=self.options)
         except ValueError:
             if tree is None:
                 raise
             result = search(game, self.policy, iterations=self.playouts, seconds=self.seconds, seed=make_stream(rng),
-                            final=self.final, solver=self.solver, node_cap=self.node_cap,
-                            specialize=self.specialize, options=self.options, **self._parallel())
+                            options=self.options)
         self.last = result
         self._tree = result.tree if self.reuse else None
         return result.move
 
     def check_game(self, game) -> None:
-        """ValueError (one line) when this player's search cannot run on ``game`` (a Python game with
-        tree or leaf parallelism), before any game starts."""
-        if self.threads > 1 and self.parallel != "root":
-            compiled = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
-            check_shared(game, self.options, compiled, self.parallel)
-
-    def _parallel(self) -> dict:
-        return dict(threads=self.threads, parallel=self.parallel, virtual_loss=self.virtual_loss)
+        """ValueError (one line) when this player's search cannot run on ``game`` (treepolicies.mcts
+        .capabilities), before any game starts."""
+        compiled = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
+        executor = "single" if self.options.threads == 1 else self.options.parallel
+        capabilities.check(capabilities.Context(game=game, options=self.options, policy=self.policy,
+                                                compiled=compiled, executor=executor))
 
     def reset(self) -> None:
         self._tree = None
@@ -261,27 +257,8 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
     if name not in POLICIES:
         raise ValueError(f"unknown player {name!r} in spec {spec!r}; valid players: a bandit policy "
                          f"({', '.join(POLICIES)}) or {', '.join(PLAYER_FACTORIES)}")
-    options = {"options": options_from_spec(params, spec)}
-    for key in SEARCH_OPTIONS:
-        if key in params:
-            raw = params.pop(key)
-            if key in ("solver", "reuse", "specialize"):
-                options[key] = parse_bool(key, raw, spec)
-            elif key in ("threads", "virtual_loss"):
-                hi = MAX_THREADS if key == "threads" else MAX_VIRTUAL_LOSS
-                lo = 1 if key == "threads" else 0
-                try:
-                    options[key] = int(raw)
-                except ValueError:
-                    raise ValueError(f"{key} must be an integer in {lo}..{hi}, got {raw!r}") from None
-            elif key == "node_cap":
-                try:
-                    options[key] = int(raw)
-                except ValueError:
-                    lo, hi = NODE_CAP_RANGE
-                    raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {raw!r}") from None
-            else:
-                options[key] = raw
+    reuse = parse_bool("reuse", params.pop("reuse"), spec) if "reuse" in params else False
+    options = options_from_spec(params, spec)
     policy_spec = name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
     policy = make_policy(policy_spec)
-    return MCTSPlayer(policy, playouts=playouts, seconds=seconds, name=spec.strip(), **options)
+    return MCTSPlayer(policy, playouts=playouts, seconds=seconds, name=spec.strip(), options=options, reuse=reuse)

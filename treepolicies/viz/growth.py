@@ -16,7 +16,8 @@ import dataclasses
 import numpy as np
 
 from bandits.rng import make_stream
-from treepolicies.search import DEFAULT_NODE_CAP, bind_policy, search
+from treepolicies.mcts.options import DEFAULT_NODE_CAP
+from treepolicies.mcts.search import bind_policy, search
 
 __all__ = ["Growth", "visit_growth", "plot_growth", "DEFAULT_FRACTIONS", "checkpoints"]
 

@@ -62,10 +62,11 @@ import numba as nb
 import numpy as np
 
 from bandits.kernels import init_row, record_row, select_row
-from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record
+from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record, refresh
 
-__all__ = ["Tree", "TreeArrays", "descend", "select_child", "select_among", "expand", "backup", "mark_terminal", "should_expand",
-           "leader_is_safe", "extract_subtree", "bytes_per_node", "FULL", "OK", "NO_CHILD"]
+__all__ = ["Tree", "TreeArrays", "select_child", "select_among", "expand", "backup", "mark_terminal",
+           "should_expand", "leader_is_safe", "extract_subtree", "virtual_loss", "init_nodes", "try_prove", "reinit_node",
+           "bytes_per_node", "FULL", "OK", "NO_CHILD", "AMAF_N", "AMAF_W", "OPP_N", "OPP_W"]
 
 OK, FULL = 0, 1
 NO_CHILD = -1
@@ -319,25 +320,12 @@ def _select_in(tree, node, view, pk, params, valid, rng, work, solver):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def descend(tree, pk, params, valid, rng, work, solver, path):
-    """Selection from the root down to the first unexpanded (or, with solver, proven) node.
-
-    Writes the moves taken to path[:depth] and returns (node, depth); node is NO_CHILD when the
-    policy's select kernel failed (select_child).
-    """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
-        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
-        tree.astate, tree.meta)
-    node = 0
-    depth = 0
-    while first[node] >= 0 and not (solver and proven[node] >= 0.0):
-        child = select_child(tree, node, pk, params, valid, rng, work, solver)
-        if child == NO_CHILD:
-            return NO_CHILD, depth
-        node = child
-        path[depth] = move[node]
-        depth += 1
-    return node, depth
+def reinit_node(tree, node, pk, params, valid):
+    """The bandit state of ``node`` (its own and its children's per-arm state) made afresh by the
+    policy ``pk``, its statistics kept (a reused tree's new root with a root policy of its own)."""
+    f = tree.first[node]
+    n = tree.nchild[node]
+    init_row(pk, params, tree.pstate[node], tree.astate[:, f:f + n], valid[:n])
 
 
 @nb.njit(cache=True)
@@ -347,7 +335,7 @@ def mark_terminal(tree, node, value):
 
 
 @nb.njit(cache=True)
-def _try_prove(tree, node):
+def try_prove(tree, node):
     """Prove ``node`` from its children's proofs if possible; True if it is (now) proven."""
     parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
         tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
@@ -372,16 +360,16 @@ def _try_prove(tree, node):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def backup(tree, leaf, value, pk, params, solver):
+def backup(tree, leaf, value, pk, params, pkr, rparams, rooted, solver):
     """Back up ``value`` (the result for ``mover[leaf]``) from ``leaf`` to the root.
 
-    At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]; the
+    At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]
+    (``pkr, rparams``, the root policy, at the root when ``rooted``; else ``pk, params``); the
     value flips (v -> 1 - v) when the mover changes.  The root's own count is recorded too, so
     every node's visit count is stats[COUNT, node].  With ``solver``, proofs propagate upwards.
     """
-    parent, move, first, nchild, mover, proven, stats, pstate, astate, meta = (
-        tree.parent, tree.move, tree.first, tree.nchild, tree.mover, tree.proven, tree.stats, tree.pstate,
-        tree.astate, tree.meta)
+    parent, mover, proven, stats, pstate, astate, first, nchild = (
+        tree.parent, tree.mover, tree.proven, tree.stats, tree.pstate, tree.astate, tree.first, tree.nchild)
     node = leaf
     v = value
     proving = solver and proven[leaf] >= 0.0
@@ -389,11 +377,14 @@ def backup(tree, leaf, value, pk, params, solver):
         p = parent[node]
         f = first[p]
         n = nchild[p]
-        record_row(pk, params, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
+        if rooted and p == 0:
+            record_row(pkr, rparams, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
+        else:
+            record_row(pk, params, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
         if mover[p] != mover[node]:
             v = 1.0 - v
         if proving and proven[p] < 0.0:
-            proving = _try_prove(tree, p)
+            proving = try_prove(tree, p)
         node = p
     record(stats, node, v)
 
@@ -476,3 +467,15 @@ def extract_subtree(src, new_root, dst):
     dp[0] = -1
     dmeta[0] = size
     return size
+
+
+@nb.njit(cache=True)
+def virtual_loss(tree, leaf, sign):
+    """Add (sign = 1) or remove (sign = -1) one visit with reward 0 at every node from ``leaf`` to the
+    root (COUNT +- 1, SUM unchanged, MEAN and 1/sqrt(COUNT) recomputed: bandits.stats.refresh)."""
+    stats = tree.stats
+    node = leaf
+    while node >= 0:
+        stats[COUNT, node] += sign
+        refresh(stats, node)
+        node = tree.parent[node]

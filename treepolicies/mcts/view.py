@@ -31,12 +31,12 @@ import numba as nb
 import numpy as np
 
 from bandits.stats import COUNT, FIRST, MEAN, NSTAT, PRIOR
-from treepolicies.amaf import blend
-from treepolicies.options import FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_PRIOR, O_RAVE, O_WIDEN_A, O_WIDEN_K
-from treepolicies.tree import NO_CHILD, select_among
+from treepolicies.mcts.amaf import blend
+from treepolicies.mcts.options import FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_PRIOR, O_RAVE, O_WIDEN_A, O_WIDEN_K
+from treepolicies.mcts.tree import NO_CHILD, select_among, select_child
 
-__all__ = ["node_view", "prior_rows", "first_play_urgency", "widen", "widened", "select_child_view", "descend_view",
-           "order_by_prior"]
+__all__ = ["node_view", "prior_rows", "first_play_urgency", "widen", "widened", "select_child_view", "descend_known",
+           "select_node", "order_by_prior"]
 
 
 @nb.njit(cache=True)
@@ -118,19 +118,39 @@ def select_child_view(tree, node, pk, params, valid, rng, work, solver, opts, vi
 
 
 @nb.njit(cache=True, error_model="numpy")
-def descend_view(tree, pk, params, valid, rng, work, solver, path, opts, view, cmap):
-    """:func:`treepolicies.tree.descend` through :func:`select_child_view`."""
-    first, move, proven = tree.first, tree.move, tree.proven
+def descend_known(tree, pk, params, pkr, rparams, rooted, valid, rng, work, solver, path, opts, view, cmap, viewed):
+    """The tree's descent through expanded nodes, for the Python-game driver: from the root, while the
+    node is expanded (and, with the solver, not proven), its policy picks a child (the root policy
+    ``pkr`` at the root when ``rooted``; through :func:`select_child_view` when ``viewed``).  Writes
+    the rows taken to path[:depth]; returns (node, depth), node NO_CHILD for a bad select kernel."""
+    first, proven = tree.first, tree.proven
     node = 0
     depth = 0
     while first[node] >= 0 and not (solver and proven[node] >= 0.0):
-        child = select_child_view(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
+        if rooted and node == 0:
+            child = _select(tree, node, pkr, rparams, valid, rng, work, solver, opts, view, cmap, viewed)
+        else:
+            child = _select(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap, viewed)
         if child == NO_CHILD:
             return NO_CHILD, depth
         node = child
-        path[depth] = move[node]
+        path[depth] = node
         depth += 1
     return node, depth
+
+
+@nb.njit(cache=True, error_model="numpy")
+def select_node(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap, viewed):
+    """The child the policy picks at ``node``: :func:`select_child_view` when ``viewed``, else
+    treepolicies.mcts.tree.select_child (the Python-game driver's expansion step)."""
+    return _select(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap, viewed)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _select(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap, viewed):
+    if viewed:
+        return select_child_view(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
+    return select_child(tree, node, pk, params, valid, rng, work, solver)
 
 
 @nb.njit(cache=True)

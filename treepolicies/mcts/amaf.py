@@ -47,8 +47,9 @@ import math
 import numba as nb
 
 from bandits.stats import COUNT, MEAN, NSTAT, SUM
-from treepolicies.options import O_BIAS, O_K, O_MSE, O_REF
-from treepolicies.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
+from treepolicies.mcts.atomics import lock, unlock
+from treepolicies.mcts.options import O_BIAS, O_K, O_MSE, O_REF
+from treepolicies.mcts.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
 
 __all__ = ["rave_beta", "grave_reference", "blend", "blend_with", "amaf_update", "amaf_update_path", "credit"]
 
@@ -122,8 +123,8 @@ def blend_with(tree, node, big_n, r, opts, view, cmap):
     return view[:, :n]
 
 
-@nb.njit(cache=True)
-def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
+@nb.njit(cache=True, nogil=True)
+def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp, locks):
     """Credit the AMAF rows of the iteration that ended at ``leaf`` (module docstring).
 
     plies[:n_plies]  the iteration's plies ``2 * move + player`` from the root: the first ``depth``
@@ -131,18 +132,25 @@ def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
     seen             (2 * move codes,) int64 scratch, all -1 (left all -1)
     value            the result for ``mover[leaf]`` in [0, 1] (the other player's is 1 - value)
     opp              also credit the OPP rows (GRAVE)
+    locks            a lock word per row (tree parallelism: each node's children are credited under
+                     its lock), or a placeholder of another length (one thread: no locks)
     """
     parent = tree.parent
     size = seen.shape[0]
     who = tree.mover[leaf]
     p = parent[leaf]
     d = depth - 1
+    locked = locks.shape[0] == parent.shape[0]
     for i in range(n_plies - 1, -1, -1):
         x = plies[i]
         if 0 <= x < size:
             seen[x] = i  # after the loop reaches i: the first ply >= i of each (move, player)
         if i == d and p >= 0:
+            if locked:
+                lock(locks, p)
             credit(tree, p, i, seen, who, value, opp)
+            if locked:
+                unlock(locks, p)
             p = parent[p]
             d -= 1
     for i in range(n_plies):
@@ -151,20 +159,26 @@ def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
             seen[x] = -1
 
 
-@nb.njit(cache=True)
-def amaf_update_path(tree, path, plies, n_plies, depth, seen, who, value, opp):
+@nb.njit(cache=True, nogil=True)
+def amaf_update_path(tree, path, plies, n_plies, depth, seen, who, value, opp, locks):
     """:func:`amaf_update` for an iteration given by the rows it descended, ``path[:depth]`` (a
     DAG: the node that chose row path[d] is parent[path[d]], whichever way the iteration reached
     it); ``who`` the player whose result ``value`` is (the last row's mover)."""
     parent = tree.parent
     size = seen.shape[0]
     d = depth - 1
+    locked = locks.shape[0] == parent.shape[0]
     for i in range(n_plies - 1, -1, -1):
         x = plies[i]
         if 0 <= x < size:
             seen[x] = i
         if i == d:
-            credit(tree, parent[path[d]], i, seen, who, value, opp)
+            p = parent[path[d]]
+            if locked:
+                lock(locks, p)
+            credit(tree, p, i, seen, who, value, opp)
+            if locked:
+                unlock(locks, p)
             d -= 1
     for i in range(n_plies):
         x = plies[i]
@@ -172,7 +186,7 @@ def amaf_update_path(tree, path, plies, n_plies, depth, seen, who, value, opp):
             seen[x] = -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def credit(tree, p, i, seen, who, value, opp):
     """Credit the children of ``p``, which chose ply ``i``, from ``seen`` (the first ply >= i of each
     ``2 * move + player``; module docstring); ``value`` is ``who``'s result."""

@@ -1,0 +1,335 @@
+"""The executors as a search runs them: one budget loop, one scratch allocator, one compile-before-the-
+clock routine and one error protocol for every compiled executor (treepolicies.mcts.loops), the
+leaf evaluator's (treepolicies.mcts.evaluate) and the Python-game driver's
+(treepolicies.mcts.pydriver).
+
+    Run(game, tree, policy, options, bounds, ...)   what one search runs: its Config, the compiled
+                                                     entry points, the policies, the options' array
+    drive(step, iterations, deadline, grow, threads)  the budget loop (chunks between which the
+                                                     clock is read and the storage may grow)
+    scratch(run, tree, rng, path)                    one thread's Scratch
+    grow(tree, node_cap)                             the storage (tree, DAG, locks) at twice the rows
+    fail(run, status)                                the one error of a BAD_ARM / BAD_REWARD status
+    run_single / run_tree / run_leaf                 the three playout executors
+
+Clocks: everything that may compile is compiled (or loaded from numba's disk cache) by
+:meth:`Run.prepare` before the clock starts, so a ``seconds`` budget is spent searching.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from bandits.compiling import notice
+from bandits.stats import COUNT, NSTAT, NVIEW
+from treepolicies.mcts import loops
+from treepolicies.mcts.calls import game_key, position_key, prior_key, rollout_key
+from treepolicies.mcts.dag import grow_dag
+from treepolicies.mcts.options import O_PRIOR
+from treepolicies.mcts.parallel import grow_par, new_par, no_par
+from treepolicies.mcts.steps import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, Config, Scratch,
+                                     config_key)
+
+__all__ = ["Run", "drive", "scratch", "grow", "fail", "run_single", "run_tree", "run_leaf", "STOP_REASONS"]
+
+STOP_REASONS = {RUNNING: "iterations", FULL_STATUS: "node_cap", EARLY: "early", PROVEN: "proven"}
+
+
+def _name(game) -> str:
+    return getattr(game, "name", "") or type(game).__name__
+
+
+class Run:
+    """What one search runs (module docstring).
+
+    game      the game (its kernels for a compiled search)
+    policy    the tree policy (bound), ``root`` the root policy (bound; the tree policy when none)
+    options   the SearchOptions; ``bounds`` the reward bounds in force (None: [0, 1])
+    executor  "single", "tree" or "leaf"; ``threads`` and ``vl`` (virtual loss)
+    compiled  a compiled search (else the Python driver); ``specialize``: the policy's code
+              compiled into the loop
+    """
+
+    def __init__(self, game, policy, options, bounds, *, root=None, executor="single", threads=1, vl=1,
+                 compiled=True, specialize=False):
+        self.game, self.policy, self.options, self.bounds = game, policy, options, bounds
+        self.root = root if root is not None else policy
+        self.rooted = root is not None
+        self.executor, self.threads, self.vl = executor, int(threads), float(vl)
+        self.compiled = compiled
+        self.evaluator = options.evaluator_fn()
+        self.opts = options.array(bounds)
+        if self.evaluator is not None:
+            self.opts[O_PRIOR] = 1.0  # the evaluator's priors are the children's priors
+        rollouts = getattr(game, "rollouts", None) or {}
+        self.kernel = rollouts.get(options.rollout)  # a Rollout, or None: the game's playout kernel
+        priors = getattr(game, "priors", None) or {}
+        self.prior = priors.get(options.prior) if options.prior != "uniform" else None
+        self.pkey = None
+        self.config = self.ckey = None
+        self.root_state = None
+        if not compiled:
+            return
+        self.root_state = game.state.copy()
+        if specialize:
+            from bandits.registry import policy_key
+
+            key, python = policy_key(policy)
+            self.pkey = None if python else key
+        enhanced = not options.plain
+        self.config = Config(
+            game=game_key(game.kernels), storage="dag" if options.transpositions else "tree", executor=executor,
+            leaf="eval" if self.evaluator is not None else "playout", enhanced=enhanced,
+            rollout=rollout_key(self.kernel) if enhanced else "", prior=prior_key(self.prior) if enhanced else "",
+            key=position_key(getattr(game, "key_kernel", None)) if options.transpositions else "",
+            root="fv" if self.rooted else "")
+        self.ckey = config_key(self.config)
+
+    # -- compiled entry points ----------------------------------------------------------------
+    def entry(self, which: str):
+        """The compiled entry point ``which`` (treepolicies.mcts.loops.EXECUTORS) of this run."""
+        return loops.build(which, self.ckey, self.pkey if which != "leaf_helper" else None)
+
+    def max_depth(self, tree) -> int:
+        """The longest descent: a DAG's cut (its cycles; game.max_plies), the tree's node count."""
+        if self.options.transpositions:
+            m = max(1, int(self.game.max_moves))
+            return max(1, min(tree.capacity - 1, int(getattr(self.game, "max_plies", 0) or m)))
+        return tree.capacity
+
+    def args(self, tree, x, par=None):
+        """The arguments every compiled entry point starts with."""
+        dag = tree.dag if tree.dag is not None else _NO_DAG
+        return (tree.arrays, dag, par if par is not None else _NO_PAR, self.root_state, self.policy.kernels,
+                self.policy.params, self.root.kernels, self.root.params, x, self.opts)
+
+    _PREPARED: set = set()
+
+    def prepare(self, tree) -> None:
+        """Compile (or load) this run's entry points before the clock starts (once per process and kind
+        of argument: a player searches every move)."""
+        what = (self.ckey, self.pkey, self.policy.kernels, self.root.kernels, self.root_state.dtype, self.executor)
+        if what in Run._PREPARED:
+            return
+        name = _name(self.game) + (f" with {self.policy.name!r}" if self.pkey else "")
+        label = {"single": "the search loop", "tree": "the tree-parallel search loop",
+                 "leaf": "the leaf-parallel search loop"}[self.executor]
+        if self.evaluator is not None:
+            label = "the evaluator's search steps"
+        if self.options.transpositions:
+            label += " on the DAG"
+        rng = np.array([1, 0, 0, 0], np.uint64)
+        with notice(f"{label} for {name}" + (" (enhanced)" if self.config.enhanced else "")):
+            x = scratch(self, tree, rng)
+            head = self.args(tree, x)
+            if self.evaluator is not None:
+                from treepolicies.mcts.evaluate import new_batch
+
+                b = new_batch(self, tree, 1)
+                self.entry("eval_descents")(*head, 0, False, 1, b)
+                self.entry("eval_finish")(*head, 0, 0, False, 0.0, b)
+            elif self.executor == "single":
+                self.entry("single")(*head, 0, False, -1, self.max_depth(tree))
+            elif self.executor == "tree":
+                par = new_par(tree.capacity)
+                self.entry("tree_worker")(*self.args(tree, x, par), 0, False, -1, self.max_depth(tree), 0.0, 1.0,
+                                          np.zeros(4, np.int64))
+            else:
+                states, values, rngs, plies, nplies, sync = _leaf_arrays(self, tree, x, [rng, rng])
+                sync[loops.L_QUIT] = 1
+                sync[loops.L_GEN] = 1
+                self.entry("leaf_helper")(1, tree.arrays, states, values, rngs, plies, nplies, sync, self.opts)
+                sync[:] = 0  # slots=1: the master never waits for a helper
+                self.entry("leaf_master")(*head, 0, False, -1, self.max_depth(tree), states[:1], values[:1], rngs[:1],
+                                          plies[:1], nplies[:1], sync)
+        Run._PREPARED.add(what)
+
+
+_NO_PAR = no_par()
+
+
+def _no_dag():
+    from treepolicies.mcts.dag import new_dag
+
+    return new_dag(1)
+
+
+_NO_DAG = _no_dag()
+
+
+def scratch(run, tree, rng, path=None) -> Scratch:
+    """One thread's Scratch for ``run`` on ``tree`` (sizes from the game: treepolicies.mcts.steps);
+    ``path`` the descent's rows (default the tree's own ``path``: one thread)."""
+    game = run.game
+    m = max(1, int(game.max_moves))
+    codes = max(1, int(getattr(game, "move_codes", 0) or m))
+    rows = NVIEW if (run.options.view or run.evaluator is not None) else NSTAT
+    plies = np.empty(tree.capacity + max(1, int(getattr(game, "max_plies", 0) or 0)) + 1, np.int64)
+    return Scratch(s=np.empty_like(game.state), valid=np.ones(m, np.bool_), work=np.empty(m),
+                   moves=np.empty(m, np.int64), shown=np.empty((rows, m)), pbuf=np.empty(m), plies=plies,
+                   seen=np.full(2 * codes, -1, np.int64), cmap=np.full(codes, -1, np.int64),
+                   path=tree.path if path is None else path, rng=rng)
+
+
+def grow(tree, node_cap) -> bool:
+    """Twice the rows (at most ``node_cap``), the DAG's table rebuilt; False when at the cap."""
+    if tree.capacity >= node_cap:
+        return False
+    used = tree.size
+    tree.grow(min(node_cap, 2 * tree.capacity))
+    if tree.dag is not None:
+        tree.dag = grow_dag(tree.dag, tree.capacity, used)
+    if tree.par is not None:
+        tree.par = grow_par(tree.par, tree.capacity)
+    return True
+
+
+def fail(run, status) -> None:
+    """The one error of a BAD_ARM or BAD_REWARD status (a policy's or a game's), in one line."""
+    if status == BAD_ARM:
+        raise ValueError(f"node policy {run.policy.spec!r}: its select kernel returned an arm outside 0..K-1 "
+                         "(a kernel must return the index of a valid arm)")
+    if status == BAD_REWARD:
+        if run.bounds is not None:
+            raise ValueError(f"{_name(run.game)}: a result lies outside reward_bounds={run.bounds}")
+        raise ValueError(f"{_name(run.game)}: a result lies outside [0, 1]; declare the game's range with "
+                         "reward_bounds=(lo, hi) (a search keyword or a game attribute) to have it scaled")
+
+
+def drive(step, iterations, deadline, grow_storage, threads=1):
+    """The budget loop of every executor: ``step(chunk, left) -> (iterations, status)`` runs at most
+    ``chunk`` iterations (``left``: the iterations left in the budget, -1 with a clock only);
+    between chunks the clock is read (chunks double until they take 5 ms) and a full storage grows
+    (``grow_storage() -> bool``).  At least one chunk runs.  Returns (iterations, stop reason)."""
+    done = 0
+    first = True
+    chunk = 64 * threads if deadline is not None else iterations
+    while True:
+        if iterations is not None:
+            chunk = min(chunk, iterations - done)
+            if chunk <= 0:
+                return done, "iterations"
+        if deadline is not None and not first and time.perf_counter() >= deadline:
+            return done, "seconds"
+        first = False
+        t0 = time.perf_counter()
+        n, status = step(chunk, iterations - done if iterations is not None else -1)
+        done += n
+        if status == FULL_STATUS:
+            if not grow_storage():
+                return done, "node_cap"
+        elif status in (BAD_ARM, BAD_REWARD):
+            return done, status
+        elif status != RUNNING:
+            return done, STOP_REASONS[status]
+        elif deadline is not None and time.perf_counter() - t0 < 0.005:
+            chunk *= 2
+
+
+def run_single(run, tree, stream, iterations, deadline, early, node_cap):
+    """One thread: the ``single`` entry point in chunks."""
+    loop = run.entry("single")
+    state = {"x": scratch(run, tree, stream.state)}
+
+    def step(chunk, left):
+        return loop(*run.args(tree, state["x"]), chunk, run.options.solver, left if early else -1,
+                    run.max_depth(tree))
+
+    def grown():
+        if not grow(tree, node_cap):
+            return False
+        state["x"] = scratch(run, tree, stream.state)
+        return True
+
+    return drive(step, iterations, deadline, grown)
+
+
+def run_tree(run, tree, streams, iterations, deadline, early, node_cap):
+    """Tree parallelism (treepolicies.mcts.parallel): one thread per stream on one storage; ``tree.par``
+    holds the per-row arrays afterwards (``ends``: this search's)."""
+    loop = run.entry("tree_worker")
+    tree.par = new_par(tree.capacity)
+    xs = []
+
+    def remake():
+        xs[:] = [scratch(run, tree, st.state, np.empty(tree.capacity, np.int64)) for st in streams]
+
+    remake()
+    ctl = np.zeros(4, np.int64)
+
+    def step(chunk, left):
+        ctl[:] = 0
+        c_start = float(tree.stats[COUNT, 0])
+        max_depth = run.max_depth(tree)
+        futures = [pool.submit(loop, *run.args(tree, x, tree.par), chunk, run.options.solver, left if early else -1,
+                               max_depth, c_start, run.vl, ctl) for x in xs]
+        done = sum(int(f.result()) for f in futures)
+        return done, int(ctl[loops.C_STOP])
+
+    def grown():
+        if not grow(tree, node_cap):
+            return False
+        remake()
+        return True
+
+    with ThreadPoolExecutor(len(streams), thread_name_prefix="banditree-tree") as pool:
+        return drive(step, iterations, deadline, grown, len(streams))
+
+
+def _leaf_arrays(run, tree, x, streams_state):
+    slots = len(streams_state)
+    states = np.empty((slots,) + run.game.state.shape, run.game.state.dtype)
+    values = np.zeros(slots)
+    rngs = np.stack(streams_state)
+    plies = np.empty((slots, x.plies.shape[0]), np.int64)
+    nplies = np.zeros(slots, np.int64)
+    sync = np.zeros(loops.L_CLAIM + slots, np.int64)
+    return states, values, rngs, plies, nplies, sync
+
+
+def run_leaf(run, tree, streams, iterations, deadline, early, node_cap):
+    """Leaf parallelism: slot k plays with streams[k] (slot 0 with the search's own stream)."""
+    master, helper = run.entry("leaf_master"), run.entry("leaf_helper")
+    slots = len(streams)
+    state = {}
+
+    def remake():
+        x = scratch(run, tree, streams[0].state)
+        state["x"] = x
+        state["arrays"] = _leaf_arrays(run, tree, x, [st.state for st in streams])
+
+    remake()
+
+    def step(chunk, left):
+        x = state["x"]
+        states, values, rngs, plies, nplies, sync = state["arrays"]
+        sync[:] = 0
+        futures = [pool.submit(helper, k, tree.arrays, states, values, rngs, plies, nplies, sync, run.opts)
+                   for k in range(1, slots)]
+        try:
+            n, status = master(*run.args(tree, x), chunk, run.options.solver, left if early else -1,
+                               run.max_depth(tree), states, values, rngs, plies, nplies, sync)
+        finally:
+            sync[loops.L_QUIT] = 1
+            sync[loops.L_GEN] += 1
+            for f in futures:
+                f.result()
+        return n, status
+
+    def grown():
+        if not grow(tree, node_cap):
+            return False
+        rngs = state["arrays"][2]
+        for k in range(1, slots):  # (slot k's stream advanced in its row of rngs)
+            streams[k].state[:] = rngs[k]
+        remake()
+        return True
+
+    with ThreadPoolExecutor(max(1, slots - 1), thread_name_prefix="banditree-leaf") as pool:
+        result = drive(step, iterations, deadline, grown, 1)
+    rngs = state["arrays"][2]
+    for k in range(1, slots):
+        streams[k].state[:] = rngs[k]
+    return result

@@ -1,0 +1,320 @@
+"""The Python-game driver: the iteration of :mod:`treepolicies.mcts.steps` with a game's Python methods.
+
+A game object with the seeds' interface (copy, legal_moves, play, terminal, reward(player),
+to_move; Nim, a user's class, or a compiled game searched with ``compiled=False``) cannot run inside
+compiled code, so its iteration is driven from Python, step for step as the compiled one (and with
+the same compiled storage kernels, so the two drivers give the same trees for the same random
+draws):
+
+1. descend: the tree's expanded part in one compiled call (treepolicies.mcts.view.descend_known),
+   a DAG's position by position (each new edge linked under ``hash()`` of the position reached,
+   treepolicies.mcts.dag.python_key); a node reached a second time is expanded (its legal moves
+   get move codes, ``tree.codes`` / ``tree.objects``; a compiled game's prior kernel orders them)
+   and its policy picks a child;
+2. the leaf's value: its proof, ``game.reward(player)`` at a terminal position, or a playout
+   (:func:`playout`: uniformly random legal moves; a compiled game's playout or rollout kernel), a
+   capped one scored by ``game.value(player)``; scaled by the reward bounds in force;
+3. the backup (treepolicies.mcts.tree.backup or treepolicies.mcts.dag.backup_path, RAVE's AMAF
+   credits, the solver's proofs).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from bandits.rng import make_stream, randint
+from bandits.stats import NSTAT, NVIEW
+from treepolicies.mcts.amaf import amaf_update, amaf_update_path
+from treepolicies.mcts.dag import (backup_path, grave_reference, link, pick, pick_view, prove_path, python_key)
+from treepolicies.mcts.executors import drive, grow
+from treepolicies.mcts.options import O_REF
+from treepolicies.mcts.steps import BAD_ARM, BAD_REWARD, FULL_STATUS, RUNNING
+from treepolicies.mcts.tree import FULL, Tree, backup, expand, leader_is_safe, mark_terminal, should_expand
+from treepolicies.mcts.view import descend_known, order_by_prior, select_node
+
+__all__ = ["run_python", "prepare", "playout", "reward_of", "code_of"]
+
+_NO_LOCKS = np.zeros(1, np.int32)
+
+
+def code_of(tree, move) -> int:
+    """The tree's code of a Python move object (new moves get the next code)."""
+    code = tree.codes.get(move)
+    if code is None:
+        code = len(tree.objects)
+        tree.codes[move] = code
+        tree.objects.append(move)
+    return code
+
+
+def reward_of(game, player, bounds=None, method="reward") -> float:
+    """game.reward(player) (or game.value(player) for a capped playout), scaled by ``bounds``."""
+    value = getattr(game, method)(player)
+    lo, hi = bounds if bounds is not None else (0.0, 1.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not lo <= value <= hi:
+        hint = "" if bounds is not None else " (declare another range with reward_bounds=(lo, hi))"
+        raise ValueError(f"{type(game).__name__}.{method}({player}) must be a number in [{lo:g}, {hi:g}], "
+                         f"got {value!r}{hint}")
+    return (float(value) - lo) / (hi - lo)
+
+
+def playout(game, rng, run, tree, plies=None) -> bool:
+    """Play the playout on ``game`` in place; True if the rollout cap stopped it before the end.
+
+    With ``plies`` (a list; RAVE) append ``2 * code + player`` for each move, ``code`` the tree's
+    code of the move.  A compiled game plays its rollout kernel (``run.kernel``; its playout kernel
+    when nothing is recorded or capped), any other game (a compiled one without rollout kernels
+    too) uniformly random moves from ``legal_moves``.
+    """
+    cap = run.options.rollout_cap
+    kernels = getattr(game, "kernels", None)
+    if kernels is not None and isinstance(getattr(game, "state", None), np.ndarray) and (
+            (plies is None and cap is None) or run.kernel is not None):
+        if plies is None and cap is None:
+            kernels.playout(game.state, rng.state)  # (the "random" rollout makes the same draws)
+            return False
+        buf = np.empty(max(1, int(getattr(game, "max_plies", 0) or 0)) + 1, np.int64)
+        n = int(run.kernel.play(game.state, rng.state, buf, -1 if cap is None else cap))
+        if plies is not None:
+            for x in buf[:min(n, buf.size)]:
+                plies.append(2 * code_of(tree, int(x) >> 1) + (int(x) & 1))
+        return not game.terminal()
+    k = 0
+    while not game.terminal():
+        if cap is not None and k >= cap:
+            return True
+        moves = game.legal_moves()
+        if not moves:
+            raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
+        mv = moves[randint(rng.state, len(moves))]
+        if plies is not None:
+            plies.append(2 * code_of(tree, mv) + int(game.to_move))
+        game.play(mv)
+        k += 1
+    return False
+
+
+def _leaf_value(g, player, run, capped) -> float:
+    """The result of the iteration for ``player``, scaled to [0, 1] by the bounds in force."""
+    if not capped:
+        return reward_of(g, player, run.bounds)
+    if hasattr(g, "kernels") and run.kernel is not None:
+        value = float(run.kernel.value(g.state, player))
+        lo, hi = run.bounds if run.bounds is not None else (0.0, 1.0)
+        if not lo <= value <= hi:
+            raise _BadReward()
+        return (value - lo) / (hi - lo)
+    return reward_of(g, player, run.bounds, "value")
+
+
+class _BadReward(Exception):
+    pass
+
+
+class _Scratch:
+    """The driver's scratch arrays, grown with the children counts and the move codes."""
+
+    def __init__(self, rows):
+        self.m, self.rows = 16, rows
+        self.valid, self.work, self.view = np.ones(16, np.bool_), np.empty(16), np.empty((rows, 16))
+        self.seen = self.cmap = np.full(1, -1, np.int64)
+
+    def children(self, n):
+        if n > self.m:
+            self.m = 2 * n
+            self.valid, self.work, self.view = np.ones(self.m, np.bool_), np.empty(self.m), np.empty((self.rows, self.m))
+
+    def codes(self, n):
+        if n > self.cmap.size:
+            self.cmap = np.full(2 * n, -1, np.int64)
+            self.seen = np.full(4 * n, -1, np.int64)
+
+
+class _Iteration:
+    """One search's Python iteration (module docstring) over ``tree`` (its DAG if it has one)."""
+
+    def __init__(self, run, tree, stream):
+        self.run, self.tree, self.stream = run, tree, stream
+        o = run.options
+        self.game = run.game
+        self.solver = bool(o.solver)
+        self.rave, self.opp = bool(o.rave), o.grave_ref > 0
+        self.viewed = bool(o.rave or o.view)
+        self.sc = _Scratch(NVIEW if o.view else NSTAT)
+        self.max_plies = int(getattr(self.game, "max_plies", 0) or 0)
+
+    def _pick(self, q, depth):
+        """The child (a row) the policy of position q picks (the root policy at the root)."""
+        run, tree, sc = self.run, self.tree, self.sc
+        pol = run.root if (run.rooted and q == 0) else run.policy
+        arrays, rng = tree.arrays, self.stream.state
+        if tree.dag is None:
+            return select_node(arrays, q, pol.kernels, pol.params, sc.valid, rng, sc.work, self.solver, run.opts,
+                               sc.view, sc.cmap, self.viewed)
+        if self.viewed:
+            ref = run.opts[O_REF]
+            r = grave_reference(tree.dag, arrays.path, depth, ref) if ref > 0.0 else q
+            return pick_view(pol.kernels, pol.params, arrays, tree.dag, q, sc.valid, rng, sc.work, self.solver,
+                             run.opts, sc.view, r, sc.cmap)
+        return pick(pol.kernels, pol.params, arrays, tree.dag, q, sc.valid, rng, sc.work, self.solver)
+
+    def _expand(self, q, g):
+        """Expand position q at ``g``: FULL, or OK."""
+        run, tree, sc = self.run, self.tree, self.sc
+        legal = g.legal_moves()
+        if not legal:
+            raise ValueError(f"{type(self.game).__name__} is not terminal but has no legal moves")
+        sc.children(len(legal))
+        pbuf = None
+        if run.prior is not None:  # a compiled game's prior kernel on its own move codes
+            game_moves = np.array(legal, np.int64)
+            pbuf = np.empty(len(legal))
+            run.prior(g.state, game_moves, len(legal), pbuf)
+            order_by_prior(game_moves, pbuf, len(legal))
+            legal = [int(mv) for mv in game_moves]
+        codes = np.array([code_of(tree, mv) for mv in legal], np.int64)
+        sc.codes(len(tree.objects))
+        pol = run.root if (run.rooted and q == 0) else run.policy
+        if expand(tree.arrays, q, codes, len(codes), int(g.to_move), pol.kernels, pol.params, sc.valid) == FULL:
+            return FULL
+        f = int(tree.arrays.first[q])
+        if pbuf is not None:
+            tree.arrays.prior[f:f + len(legal)] = pbuf
+        if tree.dag is not None:
+            tree.dag.canon[f:f + len(codes)] = -1
+        return 0
+
+    def once(self):
+        """One iteration: RUNNING (recorded), FULL_STATUS (no room: nothing recorded) or BAD_ARM."""
+        run, tree, sc = self.run, self.tree, self.sc
+        arrays, dag = tree.arrays, tree.dag
+        first, proven, move = arrays.first, arrays.proven, arrays.move
+        path = arrays.path
+        solver, rave = self.solver, self.rave
+        sc.codes(len(tree.objects))
+        g = self.game.copy()
+        plies = [] if rave else None
+        node, depth = 0, 0
+        if dag is None:  # the tree: its expanded part in one compiled call, then the moves played
+            pol = run.policy
+            node, depth = descend_known(arrays, pol.kernels, pol.params, run.root.kernels, run.root.params,
+                                        run.rooted, sc.valid, self.stream.state, sc.work, solver, path, run.opts,
+                                        sc.view, sc.cmap, self.viewed)
+            if node < 0:
+                return BAD_ARM
+            for i in range(depth):
+                c = path[i]
+                if rave:
+                    plies.append(2 * int(move[c]) + int(g.to_move))
+                g.play(tree.objects[move[c]])
+            max_depth = None
+        else:
+            max_depth = max(1, min(tree.capacity - 1, self.max_plies or tree.capacity - 1))
+        while True:
+            q = int(dag.canon[node]) if dag is not None else node
+            if solver and proven[q] >= 0.0:
+                break
+            fresh = False
+            cut = max_depth is not None and depth >= max_depth
+            if first[q] < 0:
+                ready = (q == 0 or dag.pvis[q] > 0.0) if dag is not None else should_expand(arrays, q)
+                if cut or g.terminal() or not ready:
+                    break
+                if self._expand(q, g) == FULL:
+                    return FULL_STATUS
+                fresh = True
+            elif cut:
+                break
+            c = self._pick(q, depth)
+            if c < 0:
+                return BAD_ARM
+            if rave:
+                plies.append(2 * int(move[c]) + int(g.to_move))
+            g.play(tree.objects[move[c]])
+            path[depth] = c
+            depth += 1
+            if dag is not None and dag.canon[c] < 0:
+                link(dag, c, python_key(g))
+            node = c
+            if fresh and (dag is None or dag.canon[c] == c):
+                break
+        q = int(dag.canon[node]) if dag is not None else node
+        who = int(arrays.mover[node])
+        try:
+            if solver and proven[q] >= 0.0:
+                value = float(proven[q])
+            elif g.terminal():
+                value = _leaf_value(g, who, run, False)
+                if solver:
+                    if dag is None:
+                        mark_terminal(arrays, node, value)
+                    else:
+                        proven[q] = value
+            else:
+                capped = playout(g, self.stream, run, tree, plies)
+                value = _leaf_value(g, who, run, capped)
+        except _BadReward:
+            return BAD_REWARD
+        pol, root = run.policy, run.root
+        if dag is None:
+            backup(arrays, node, value, pol.kernels, pol.params, root.kernels, root.params, run.rooted, solver)
+        else:
+            backup_path(pol.kernels, pol.params, root.kernels, root.params, run.rooted, arrays, dag, path, depth, who,
+                        value)
+        if rave:
+            sc.codes(len(tree.objects))
+            p = np.array(plies, np.int64)
+            if dag is None:
+                amaf_update(arrays, node, p, len(plies), depth, sc.seen, value, self.opp, _NO_LOCKS)
+            else:
+                amaf_update_path(arrays, path, p, len(plies), depth, sc.seen, who, value, self.opp, _NO_LOCKS)
+        if solver and dag is not None and proven[q] >= 0.0:
+            prove_path(arrays, dag, path, depth, _NO_LOCKS)
+        return RUNNING
+
+
+def run_python(run, tree, stream, iterations, deadline, early, node_cap):
+    """The Python-game driver in chunks of the one budget loop (treepolicies.mcts.executors.drive)."""
+    it = _Iteration(run, tree, stream)
+
+    def step(chunk, left):
+        done = 0
+        while done < chunk:
+            if it.solver and tree.proven[0] >= 0.0:
+                return done, 3  # PROVEN
+            status = it.once()
+            if status != RUNNING:
+                return done, status
+            done += 1
+            if early and leader_is_safe(tree.arrays, left - done):
+                return done, 2  # EARLY
+        return done, RUNNING
+
+    return drive(step, iterations, deadline, lambda: grow(tree, node_cap))
+
+
+_PREPARED: set = set()
+
+
+def prepare(run, tree) -> None:
+    """Compile (or load) the storage kernels the driver calls, before the clock: two iterations on a
+    scratch tree of the same kinds (once per process and kind of argument)."""
+    from bandits.compiling import notice
+
+    what = (run.policy.kernels, run.root.kernels, run.rooted, bool(run.options.solver), bool(run.options.rave),
+            run.options.view, tree.dag is not None, tree.has_prior)
+    if what in _PREPARED:
+        return
+    with notice("the tree kernels"):
+        scratch = Tree(64, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf, prior=tree.has_prior)
+        scratch.init_root(tree.mover[0])
+        scratch.options, scratch.compiled, scratch.codes, scratch.objects = tree.options, False, {}, []
+        if tree.dag is not None:
+            from treepolicies.mcts.dag import new_root
+
+            new_root(scratch, python_key(run.game))
+        it = _Iteration(run, scratch, make_stream(0))
+        for _ in range(2):
+            if it.once() != RUNNING:
+                break
+        leader_is_safe(scratch.arrays, 1)
+    _PREPARED.add(what)

@@ -1,0 +1,620 @@
+"""One MCTS iteration, written once: its steps chosen at compile time, for every storage and executor.
+
+An iteration (Kocsis & Szepesvari 2006; Browne et al. 2012, "A survey of MCTS methods") is three
+steps, each a compiled function here:
+
+1. :func:`descend`: from the root, while the node reached is expanded, its policy picks a child and
+   the child's move is played on the state; a node reached that is not expanded is expanded if it
+   is *ready* (the root at once, any other node at its second arrival), and its policy picks one of
+   the new children, which ends the descent;
+2. :func:`leaf_value`: the result at the node reached, for the player who moved into it: its proof
+   (MCTS-Solver), the game's result at a terminal position, or a playout's (the game's playout, a
+   rollout kernel, capped or not), scaled to [0, 1] by the reward bounds in force;
+3. :func:`backup`: the result recorded on every edge of the path from the view of the player who
+   took it (plus RAVE's AMAF credits and the solver's proofs).
+
+What varies is chosen by a :class:`Config`, a compile-time key (a numba string literal, resolved by
+the overloads below, as :mod:`treepolicies.mcts.calls` resolves a game's kernels), never by a
+branch at run time:
+
+    storage   "tree" (treepolicies.mcts.tree: a node per move sequence) or "dag"
+              (treepolicies.mcts.dag: a node per position, transpositions)
+    executor  "single" (one thread), "tree" (threads on one shared storage: node locks and
+              virtual loss, treepolicies.mcts.parallel) or "leaf" (one descent, several playouts)
+    leaf      "playout" (a leaf is valued by a playout and expanded at its second arrival) or
+              "eval" (a leaf evaluator values and expands every leaf it reaches, in batches:
+              treepolicies.mcts.evaluate)
+    enhanced  False: the plain iteration (no option changes it); True: the options of
+              treepolicies.mcts.options read at run time from ``opts`` (RAVE / GRAVE, first-play
+              urgency, priors, widening, the rollout cap, reward bounds)
+    rollout   the rollout kernel's key ("" = the game's playout kernel)
+    prior     the prior kernel's key ("" = uniform priors)
+    key       the position key kernel's key (the DAG)
+    root      "" (the tree policy at the root too) or "fv" (a root policy through function values)
+
+The executors (treepolicies.mcts.loops) are loops around these steps; the Python-game driver
+(treepolicies.mcts.pydriver) runs the same steps with a Python game's methods.  So an
+enhancement attaches to one step, once, and works with every storage and executor.
+
+Arguments shared by the steps: ``pk, params`` the tree policy (PolicyKernels, or its key as a
+string literal in a specialised loop), ``pkr, rparams`` the root policy, ``tree`` TreeArrays,
+``dag`` DagArrays (a 1-row placeholder on the tree), ``par`` ParArrays (placeholders without
+threads), ``x`` the thread's :class:`Scratch`, ``opts`` the options' array
+(SearchOptions.array), ``solver`` MCTS-Solver on, ``vl`` the virtual loss, ``max_depth`` the
+longest descent (the DAG cuts cycles there).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from bandits.stats import COUNT, FIRST, refresh
+from treepolicies.mcts import calls
+from treepolicies.mcts.amaf import amaf_update, amaf_update_path
+from treepolicies.mcts.atomics import lock, unlock
+from treepolicies.mcts.dag import backup_path, grave_reference as dag_grave_reference, link, pick, pick_view, prove_path
+from treepolicies.mcts.dag import virtual_loss_path
+from treepolicies.mcts.options import O_CAP, O_LO, O_OPP, O_PRIOR, O_RAVE, O_REF, O_SCALE, O_WIDEN_K
+from treepolicies.mcts.parallel import backup_locked, backup_path_locked, expand_locked, link_locked
+from treepolicies.mcts.tree import FULL, NO_CHILD, OK, backup, expand, mark_terminal, select_child, virtual_loss
+from treepolicies.mcts.view import order_by_prior, select_child_view
+
+__all__ = ["Config", "config_key", "config_of", "Scratch", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN", "BAD_ARM",
+           "BAD_REWARD", "LEAF_PROVEN", "LEAF_TERMINAL", "LEAF_PLAYOUT", "descend", "leaf_exact", "playout_value",
+           "leaf_value", "prove_leaf", "expand_rows", "expand_with", "virtual_loss_leaf",
+           "backup_step", "iterate"]
+
+#: status codes of the steps and the executors
+RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM, BAD_REWARD = 0, 1, 2, 3, 4, 5
+
+
+class Config(NamedTuple):
+    """What an iteration is compiled for (module docstring)."""
+
+    game: str
+    storage: str = "tree"
+    executor: str = "single"
+    leaf: str = "playout"
+    enhanced: bool = False
+    rollout: str = ""
+    prior: str = ""
+    key: str = ""
+    root: str = ""
+
+
+#: key text -> Config
+CONFIGS: dict = {}
+
+
+def _source_hash() -> str:
+    """A hash of the source of the steps and everything they compile in (this package and bandits'
+    kernel modules): part of every config key, so an edited step is recompiled, never loaded stale
+    from numba's disk cache (numba notices edits of the entry point's own file only)."""
+    import hashlib
+    import os
+
+    import bandits
+
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    folders = [here, os.path.dirname(os.path.abspath(bandits.__file__))]
+    for folder in folders:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                with open(os.path.join(folder, name), "rb") as fh:
+                    h.update(fh.read())
+    return h.hexdigest()[:12]
+
+
+SOURCE = _source_hash()
+
+
+def config_key(config: Config) -> str:
+    """The text that names ``config`` in compiled code (registered for :func:`config_of`); it holds
+    :data:`SOURCE`, so the compiled code of an edited step is never taken from the cache."""
+    text = ";".join(f"{name}={value}" for name, value in zip(Config._fields, config)) + ";src=" + SOURCE
+    CONFIGS[text] = config
+    return text
+
+
+def config_of(cfg) -> Config:
+    """The Config of a compile-time key (inside an overload)."""
+    if not isinstance(cfg, types.StringLiteral):
+        raise nb.core.errors.TypingError(f"the step configuration must be a compile-time string, got {cfg}")
+    return CONFIGS[cfg.literal_value]
+
+
+class Scratch(NamedTuple):
+    """One thread's scratch arrays (M = game.max_moves, codes = game.move_codes)."""
+
+    s: np.ndarray       # (S,) the position being played (the game's state dtype)
+    valid: np.ndarray   # (M,) bool, all True between steps
+    work: np.ndarray    # (M,) float64
+    moves: np.ndarray   # (M,) int64
+    shown: np.ndarray   # (NSTAT or NVIEW, M) float64: what the policy is shown (treepolicies.mcts.view)
+    pbuf: np.ndarray    # (M,) float64: the priors of an expansion
+    plies: np.ndarray   # (L,) int64: the iteration's plies 2 * move + player (RAVE); L >= depth + game plies
+    seen: np.ndarray    # (2 codes,) int64, all -1 (RAVE)
+    cmap: np.ndarray    # (codes,) int64, all -1 (GRAVE)
+    path: np.ndarray    # (D,) int64: the rows the descent took
+    rng: np.ndarray     # (4,) uint64: the thread's stream, advanced in place
+
+
+# ------------------------------------------------------------------------------------------------
+# the hooks: one stub and one overload each; the overload returns the implementation of a config
+
+
+def _position(cfg, dag, c):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(_position, prefer_literal=True, inline="always")
+def _position_impl(cfg, dag, c):
+    if config_of(cfg).storage == "dag":
+        return lambda cfg, dag, c: dag.canon[c]
+    return lambda cfg, dag, c: c
+
+
+def _lock(cfg, par, q):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_lock, prefer_literal=True, inline="always")
+def _lock_impl(cfg, par, q):
+    if config_of(cfg).executor == "tree":
+        return lambda cfg, par, q: lock(par.locks, q)
+    return lambda cfg, par, q: None
+
+
+def _unlock(cfg, par, q):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_unlock, prefer_literal=True, inline="always")
+def _unlock_impl(cfg, par, q):
+    if config_of(cfg).executor == "tree":
+        return lambda cfg, par, q: unlock(par.locks, q)
+    return lambda cfg, par, q: None
+
+
+def _cut(cfg, depth, max_depth):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_cut, prefer_literal=True, inline="always")
+def _cut_impl(cfg, depth, max_depth):
+    if config_of(cfg).storage == "dag":  # a DAG may hold cycles (Go's captures): descents are cut
+        return lambda cfg, depth, max_depth: depth >= max_depth
+    return lambda cfg, depth, max_depth: False
+
+
+def _ready(cfg, tree, dag, q, seen):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_ready, prefer_literal=True, inline="always")
+def _ready_impl(cfg, tree, dag, q, seen):
+    c = config_of(cfg)
+    if c.leaf == "eval":  # the evaluator expands every leaf it values (treepolicies.mcts.evaluate)
+        return lambda cfg, tree, dag, q, seen: False
+    if c.storage == "dag":  # a position's second arrival (pvis counts the real ones)
+        return lambda cfg, tree, dag, q, seen: q == 0 or dag.pvis[q] > 0.0
+    if c.executor == "tree":  # the real visits read under the parent's lock (COUNT holds virtual ones)
+        return lambda cfg, tree, dag, q, seen: tree.parent[q] < 0 or seen > 0.0
+    return lambda cfg, tree, dag, q, seen: tree.parent[q] < 0 or tree.stats[COUNT, q] > 0.0
+
+
+def _expand(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_expand, prefer_literal=True, inline="always")
+def _expand_impl(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):
+    """Expand position q at ``s``: its legal moves, with a prior kernel their priors (children in
+    decreasing prior order), then :func:`expand_rows`."""
+    c = config_of(cfg)
+    g, prkey, enhanced = c.game, c.prior, c.enhanced
+
+    def impl(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):
+        moves = x.moves
+        n = calls.legal(g, s, moves)
+        with_prior = enhanced and opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
+        if with_prior:
+            calls.prior_call(prkey, s, moves, n, x.pbuf)
+            order_by_prior(moves, x.pbuf, n)
+        return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, calls.to_move(g, s), x, with_prior)
+    return impl
+
+
+def expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(expand_rows, prefer_literal=True, inline="always")
+def _expand_rows_impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior):
+    """The ``n`` children of position q (moves[:n], their priors x.pbuf[:n] when ``with_prior``),
+    their policy state initialised by the policy of q (the root policy at the root); on a DAG not
+    linked yet.  FULL (nothing changed) when the storage has no room, else OK."""
+    c = config_of(cfg)
+    locked, dag_rows, rooted = c.executor == "tree", c.storage == "dag", c.root != ""
+
+    def impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior):
+        if locked:
+            if rooted and q == 0:
+                return expand_locked(tree, dag, q, moves, n, mover, pkr, rparams, x.valid, x.pbuf, with_prior, dag_rows)
+            return expand_locked(tree, dag, q, moves, n, mover, pk, params, x.valid, x.pbuf, with_prior, dag_rows)
+        if rooted and q == 0:
+            st = expand(tree, q, moves, n, mover, pkr, rparams, x.valid)
+        else:
+            st = expand(tree, q, moves, n, mover, pk, params, x.valid)
+        if st == FULL:
+            return st
+        f = tree.first[q]
+        if with_prior:
+            for j in range(n):
+                tree.prior[f + j] = x.pbuf[j]
+        if dag_rows:
+            for j in range(n):
+                dag.canon[f + j] = -1
+        return OK
+    return impl
+
+
+@nb.njit(cache=True)
+def expand_with(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, priors, mover, x):
+    """Expand position q with the given priors (a leaf evaluator's, normalised): children in
+    decreasing prior order (:func:`expand_rows`); OK at once if q is expanded already (a DAG
+    descent cut at max_depth reaches expanded positions)."""
+    if tree.first[q] >= 0:
+        return OK
+    for j in range(n):
+        x.moves[j] = moves[j]
+        x.pbuf[j] = priors[j]
+    order_by_prior(x.moves, x.pbuf, n)
+    return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, x.moves, n, mover, x, True)
+
+
+def virtual_loss_leaf(cfg, tree, dag, node, path, depth, sign):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(virtual_loss_leaf, prefer_literal=True, inline="always")
+def _virtual_loss_leaf_impl(cfg, tree, dag, node, path, depth, sign):
+    """The leaf evaluator's virtual loss (sign 1: add, -1: remove): one visit with reward 0 at every
+    node from ``node`` to the root (a DAG: each edge of ``path[:depth]``, the root's row, and the
+    positions on the path)."""
+    if config_of(cfg).storage == "dag":
+        return lambda cfg, tree, dag, node, path, depth, sign: virtual_loss_path(tree, dag, path, depth, sign)
+    return lambda cfg, tree, dag, node, path, depth, sign: virtual_loss(tree, node, sign)
+
+
+def _pick(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_pick, prefer_literal=True, inline="always")
+def _pick_impl(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):
+    c = config_of(cfg)
+    rooted, enhanced = c.root != "", c.enhanced
+    if c.storage == "dag":
+        def on_dag(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):
+            viewed = enhanced and (opts[O_RAVE] > 0.0 or x.shown.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0)
+            if viewed:
+                ref = opts[O_REF]
+                r = dag_grave_reference(dag, x.path, depth, ref) if ref > 0.0 else q
+                if rooted and q == 0:
+                    return pick_view(pkr, rparams, tree, dag, q, x.valid, x.rng, x.work, solver, opts, x.shown, r,
+                                     x.cmap)
+                return pick_view(pk, params, tree, dag, q, x.valid, x.rng, x.work, solver, opts, x.shown, r, x.cmap)
+            if rooted and q == 0:
+                return pick(pkr, rparams, tree, dag, q, x.valid, x.rng, x.work, solver)
+            return pick(pk, params, tree, dag, q, x.valid, x.rng, x.work, solver)
+        return on_dag
+
+    def on_tree(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):
+        viewed = enhanced and (opts[O_RAVE] > 0.0 or x.shown.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0)
+        if viewed:
+            if rooted and q == 0:
+                return select_child_view(tree, q, pkr, rparams, x.valid, x.rng, x.work, solver, opts, x.shown, x.cmap)
+            return select_child_view(tree, q, pk, params, x.valid, x.rng, x.work, solver, opts, x.shown, x.cmap)
+        if rooted and q == 0:
+            return select_child(tree, q, pkr, rparams, x.valid, x.rng, x.work, solver)
+        return select_child(tree, q, pk, params, x.valid, x.rng, x.work, solver)
+    return on_tree
+
+
+def _picked(cfg, tree, par, c, vl):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_picked, prefer_literal=True, inline="always")
+def _picked_impl(cfg, tree, par, c, vl):
+    if config_of(cfg).executor == "tree":
+        def with_virtual_loss(cfg, tree, par, c, vl):
+            """Under the chooser's lock: c's real visits, then V virtual visits and one pending descent."""
+            stats = tree.stats
+            seen = stats[COUNT, c] - vl * par.pend[c]
+            if vl > 0.0:
+                stats[COUNT, c] += vl
+                refresh(stats, c)
+            par.pend[c] += 1
+            return seen
+        return with_virtual_loss
+    return lambda cfg, tree, par, c, vl: 1.0
+
+
+def _link(cfg, dag, par, c, s):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_link, prefer_literal=True, inline="always")
+def _link_impl(cfg, dag, par, c, s):
+    conf = config_of(cfg)
+    if conf.storage != "dag":
+        return lambda cfg, dag, par, c, s: None
+    kkey = conf.key
+    if conf.executor == "tree":
+        def shared(cfg, dag, par, c, s):
+            if dag.canon[c] < 0:
+                link_locked(dag, par.table, c, calls.position(kkey, s))
+        return shared
+
+    def single(cfg, dag, par, c, s):
+        if dag.canon[c] < 0:
+            link(dag, c, calls.position(kkey, s))
+    return single
+
+
+def _is_new(cfg, dag, c):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_is_new, prefer_literal=True, inline="always")
+def _is_new_impl(cfg, dag, c):
+    if config_of(cfg).storage == "dag":  # a known position (a transposition): the descent goes on from it
+        return lambda cfg, dag, c: dag.canon[c] == c
+    return lambda cfg, dag, c: True
+
+
+def _rave_on(cfg, opts):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_rave_on, prefer_literal=True, inline="always")
+def _rave_on_impl(cfg, opts):
+    if config_of(cfg).enhanced:
+        return lambda cfg, opts: opts[O_RAVE] > 0.0
+    return lambda cfg, opts: False
+
+
+# ------------------------------------------------------------------------------------------------
+# the steps
+
+
+@nb.njit(cache=True, inline="always")
+def descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):
+    """Step 1 (module docstring): from the root to the node the iteration ends at.
+
+    Plays the moves on ``x.s`` (from ``root_state``), writes the rows taken to ``x.path[:depth]`` and
+    with RAVE the plies to ``x.plies[:depth]``.  Returns (status, node, depth): RUNNING, or
+    FULL_STATUS (no room to expand: nothing recorded) or BAD_ARM (the policy's select kernel
+    returned an arm outside its children).  ``node`` is the last row taken (the root: 0).
+    """
+    g = config_of_game(cfg)
+    s = x.s
+    s[:] = root_state
+    rave = _rave_on(cfg, opts)
+    node = 0
+    depth = 0
+    seen = 1.0
+    while True:
+        q = _position(cfg, dag, node)
+        _lock(cfg, par, q)
+        if solver and tree.proven[q] >= 0.0:
+            _unlock(cfg, par, q)
+            break
+        fresh = False
+        if tree.first[q] < 0:
+            if _cut(cfg, depth, max_depth) or calls.terminal(g, s) or not _ready(cfg, tree, dag, q, seen):
+                _unlock(cfg, par, q)
+                break
+            if _expand(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts) == FULL:
+                _unlock(cfg, par, q)
+                return FULL_STATUS, node, depth
+            fresh = True
+        elif _cut(cfg, depth, max_depth):
+            _unlock(cfg, par, q)
+            break
+        c = _pick(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts)
+        if c == NO_CHILD:
+            _unlock(cfg, par, q)
+            return BAD_ARM, node, depth
+        seen = _picked(cfg, tree, par, c, vl)
+        _unlock(cfg, par, q)
+        mv = tree.move[c]
+        if rave:
+            x.plies[depth] = 2 * mv + calls.to_move(g, s)
+        calls.play(g, s, mv)
+        x.path[depth] = c
+        depth += 1
+        _link(cfg, dag, par, c, s)
+        node = c
+        if fresh and _is_new(cfg, dag, c):
+            break
+    return RUNNING, node, depth
+
+
+def config_of_game(cfg):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(config_of_game, prefer_literal=True, inline="always")
+def _config_of_game(cfg):
+    g = config_of(cfg).game
+    return lambda cfg: g
+
+
+#: what a leaf was (leaf_value's ``kind``)
+LEAF_PROVEN, LEAF_TERMINAL, LEAF_PLAYOUT = 0, 1, 2
+
+
+@nb.njit(cache=True, inline="always")
+def leaf_exact(cfg, tree, dag, node, s, opts, solver):
+    """(exact, value, kind) at ``node`` reached with position ``s``: its proof (kind LEAF_PROVEN) or
+    the game's result at a terminal position (LEAF_TERMINAL), for the player who moved into it
+    (``mover[node]``), scaled when enhanced by the reward bounds: (z - lo) * scale with lo =
+    opts[O_LO], scale = opts[O_SCALE]; exact False (kind LEAF_PLAYOUT) otherwise."""
+    g, enhanced = _leaf_config(cfg)
+    who = tree.mover[node]
+    q = _position(cfg, dag, node)
+    if solver and tree.proven[q] >= 0.0:
+        return True, tree.proven[q], LEAF_PROVEN
+    if calls.terminal(g, s):
+        if enhanced:
+            return True, (calls.result(g, s, who) - opts[O_LO]) * opts[O_SCALE], LEAF_TERMINAL
+        return True, calls.result(g, s, who), LEAF_TERMINAL
+    return False, 0.0, LEAF_PLAYOUT
+
+
+@nb.njit(cache=True, inline="always")
+def playout_value(cfg, who, s, plies, n_plies, rng, opts):
+    """(value, n_plies): a playout from ``s`` (played in place) valued for player ``who``: the game's
+    playout kernel or, enhanced, the rollout kernel with the cap ``opts[O_CAP]`` (its plies written
+    to ``plies[n_plies:]`` with RAVE) and the result scaled by the reward bounds."""
+    g, enhanced = _leaf_config(cfg)
+    if enhanced:
+        return _rollout(cfg, s, plies, n_plies, rng, opts, who)
+    calls.playout(g, s, rng)
+    return calls.result(g, s, who), n_plies
+
+
+@nb.njit(cache=True, inline="always")
+def leaf_value(cfg, tree, dag, node, s, plies, n_plies, rng, opts, solver):
+    """Step 2 (module docstring): (status, value, kind, n_plies) at ``node``: :func:`leaf_exact`, else
+    :func:`playout_value` (kind LEAF_PLAYOUT); status BAD_REWARD for a value outside [0, 1], else
+    RUNNING."""
+    exact, value, kind = leaf_exact(cfg, tree, dag, node, s, opts, solver)
+    if not exact:
+        value, n_plies = playout_value(cfg, tree.mover[node], s, plies, n_plies, rng, opts)
+    if not (0.0 <= value <= 1.0):
+        return BAD_REWARD, value, kind, n_plies
+    return RUNNING, value, kind, n_plies
+
+
+def _leaf_config(cfg):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_leaf_config, prefer_literal=True, inline="always")
+def _leaf_config_impl(cfg):
+    c = config_of(cfg)
+    g, enhanced = c.game, c.enhanced
+    return lambda cfg: (g, enhanced)
+
+
+def _rollout(cfg, s, plies, n_plies, rng, opts, who):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(_rollout, prefer_literal=True, inline="always")
+def _rollout_impl(cfg, s, plies, n_plies, rng, opts, who):
+    c = config_of(cfg)
+    g, rkey = c.game, c.rollout
+    if rkey == "":  # the game's playout (no rollout kernel: no cap, no plies; the capabilities say so)
+        def playout(cfg, s, plies, n_plies, rng, opts, who):
+            calls.playout(g, s, rng)
+            return (calls.result(g, s, who) - opts[O_LO]) * opts[O_SCALE], n_plies
+        return playout
+
+    def rollout(cfg, s, plies, n_plies, rng, opts, who):
+        cap = np.int64(opts[O_CAP])
+        if opts[O_RAVE] > 0.0:
+            n_plies += calls.rollout_play(rkey, s, rng, plies[n_plies:], cap)
+        else:
+            calls.rollout_play(rkey, s, rng, plies[:0], cap)
+        return (calls.rollout_value(rkey, s, who) - opts[O_LO]) * opts[O_SCALE], n_plies
+    return rollout
+
+
+def prove_leaf(cfg, tree, dag, node, value, mark):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(prove_leaf, prefer_literal=True, inline="always")
+def _prove_leaf_impl(cfg, tree, dag, node, value, mark):
+    """With ``mark`` (the solver on, a terminal leaf), the leaf's result is its proof; the
+    tree-parallel backup writes it under the parent's lock instead
+    (:func:`treepolicies.mcts.parallel.backup_locked`)."""
+    c = config_of(cfg)
+    if c.executor == "tree":
+        return lambda cfg, tree, dag, node, value, mark: None
+    if c.storage == "dag":
+        def on_dag(cfg, tree, dag, node, value, mark):
+            if mark:
+                tree.proven[dag.canon[node]] = value
+        return on_dag
+
+    def on_tree(cfg, tree, dag, node, value, mark):
+        if mark:
+            mark_terminal(tree, node, value)
+    return on_tree
+
+
+def backup_step(cfg, pk, params, pkr, rparams, tree, dag, par, node, path, depth, value, x, plies, n_plies, solver,
+                opts, vl, mark):  # pragma: no cover
+    raise NotImplementedError
+
+
+@overload(backup_step, prefer_literal=True, inline="always")
+def _backup_step_impl(cfg, pk, params, pkr, rparams, tree, dag, par, node, path, depth, value, x, plies, n_plies,
+                      solver, opts, vl, mark):
+    """Step 3 (module docstring): record ``value`` (for ``mover[node]``) along the path."""
+    c = config_of(cfg)
+    rooted, enhanced, locked = c.root != "", c.enhanced, c.executor == "tree"
+    if c.storage == "dag":
+        def on_dag(cfg, pk, params, pkr, rparams, tree, dag, par, node, path, depth, value, x, plies, n_plies, solver,
+                   opts, vl, mark):
+            who = tree.mover[node]
+            if locked:
+                backup_path_locked(pk, params, pkr, rparams, rooted, tree, dag, par, path, depth, who, value, vl,
+                                   mark, solver)
+            else:
+                backup_path(pk, params, pkr, rparams, rooted, tree, dag, path, depth, who, value)
+            if enhanced and opts[O_RAVE] > 0.0:
+                amaf_update_path(tree, path, plies, min(n_plies, plies.shape[0]), depth, x.seen, who, value,
+                                 opts[O_OPP] > 0.0, par.locks)
+            if solver and tree.proven[dag.canon[node]] >= 0.0:
+                prove_path(tree, dag, path, depth, par.locks)
+        return on_dag
+
+    def on_tree(cfg, pk, params, pkr, rparams, tree, dag, par, node, path, depth, value, x, plies, n_plies, solver,
+                opts, vl, mark):
+        if locked:
+            backup_locked(tree, node, value, pk, params, pkr, rparams, rooted, solver, vl, par, mark)
+        else:
+            backup(tree, node, value, pk, params, pkr, rparams, rooted, solver)
+        if enhanced and opts[O_RAVE] > 0.0:
+            amaf_update(tree, node, plies, min(n_plies, plies.shape[0]), depth, x.seen, value,
+                        opts[O_OPP] > 0.0, par.locks)
+    return on_tree
+
+
+@nb.njit(cache=True, inline="always")
+def iterate(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):
+    """One whole iteration (steps 1-3); returns its status (RUNNING when it was recorded)."""
+    status, node, depth = descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl,
+                                  max_depth)
+    if status != RUNNING:
+        return status, node
+    status, value, kind, n_plies = leaf_value(cfg, tree, dag, node, x.s, x.plies, depth, x.rng, opts, solver)
+    if status != RUNNING:
+        return status, node
+    mark = solver and kind == LEAF_TERMINAL
+    prove_leaf(cfg, tree, dag, node, value, mark)
+    backup_step(cfg, pk, params, pkr, rparams, tree, dag, par, node, x.path, depth, value, x, x.plies, n_plies,
+                solver, opts, vl, mark)
+    return RUNNING, node
