@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-__all__ = ["notice", "interrupts_delivered", "cache_report", "track"]
+__all__ = ["notice", "interrupts_delivered", "kernel_errors", "KernelErrors", "cache_report", "track"]
 
 #: generated dispatchers (closures made per policy or per game), for cache_report
 _TRACKED: list = []
@@ -90,6 +90,61 @@ def interrupts_delivered():
         del _PENDING[before:]
         if pending:
             raise KeyboardInterrupt
+
+
+class KernelErrors:
+    """What :func:`kernel_errors` collects for one block: ``flag`` (a (1,) int64 array, set to 1 by
+    the first error, which compiled loops read to stop) and ``error``, the first exception."""
+
+    def __init__(self):
+        import numpy as np
+
+        self.flag = np.zeros(1, np.int64)
+        self.error: BaseException | None = None
+
+
+_SINKS: list = []       # the KernelErrors of the blocks running now (any thread)
+_SINK_LOCK = threading.Lock()
+_BEFORE: list = []      # the hook kernel_errors() replaced, while any block runs
+
+
+def _kernel_hook(unraisable) -> None:
+    """sys.unraisablehook inside :func:`kernel_errors`: an exception that a compiled kernel raised
+    inside a call through a function value (numba can only report it as "Exception ignored") is
+    given to every running block; anything else, and every Ctrl-C, goes to the hook before."""
+    value = unraisable.exc_value
+    if isinstance(value, Exception) and "numba" in str(unraisable.object):
+        with _SINK_LOCK:
+            for sink in _SINKS:
+                if sink.error is None:
+                    sink.error = value
+                sink.flag[0] = 1
+        return
+    (_BEFORE[0] if _BEFORE else sys.__unraisablehook__)(unraisable)
+
+
+@contextlib.contextmanager
+def kernel_errors():
+    """A block whose compiled code calls policy kernels through function values (bandits.kernels):
+    numba cannot pass an exception raised in such a kernel through the compiled caller (it prints
+    "Exception ignored" and the call returns a default), so here the first one is kept on the
+    yielded :class:`KernelErrors` and its ``flag`` is set, for the caller to stop and raise it.
+    Blocks nest and run in several threads at once (one hook for all of them)."""
+    sink = KernelErrors()
+    with _SINK_LOCK:
+        if not _SINKS:
+            _BEFORE[:] = [sys.unraisablehook]
+            sys.unraisablehook = _kernel_hook
+        _SINKS.append(sink)
+    try:
+        yield sink
+    finally:
+        with _SINK_LOCK:
+            _SINKS.remove(sink)
+            if not _SINKS:
+                if sys.unraisablehook is _kernel_hook:
+                    sys.unraisablehook = _BEFORE[0]
+                _BEFORE.clear()
 
 
 @contextlib.contextmanager

@@ -1,6 +1,6 @@
 """Improved UCB (Auer & Ortner, "UCB revisited", 2010) and its episodic form.
 
-Known horizon T, spec section 1 ([A&O] unless marked [OURS])::
+Known horizon T, docs/algorithms.md, "Improved UCB" ([A&O] unless marked [OURS])::
 
     Delta_0 = 1 ; B_0 = all arms ; M = floor(0.5 * log2(T / e))
     round m = 0..M:
@@ -155,7 +155,7 @@ def on_record(params, state, arm_state, stats, arm, reward):
 
 @register_policy
 class ImprovedUCB(Policy):
-    """Improved UCB of Auer & Ortner (2010), with known horizon or episodic (spec section 1).
+    """Improved UCB of Auer & Ortner (2010), with known horizon or episodic (docs/algorithms.md, "Improved UCB").
 
     Parameters
     ----------

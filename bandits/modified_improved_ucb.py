@@ -1,4 +1,4 @@
-"""Modified improved UCB (Liu & Tsuruoka, 2015), the node policy of Mi-UCT; spec section 2.
+"""Modified improved UCB (Liu & Tsuruoka, 2015), the node policy of Mi-UCT; docs/algorithms.md.
 
 Algorithmic modification [OURS reconstruction]: no arm is eliminated; every play takes the arm with
 the highest upper bound (untried arms first, ties at random)::
@@ -24,7 +24,7 @@ Written once for all five as U_i = w_i + sqrt(L * rho) * t_i^(-p/2) with L = log
 Episodic [PAPER]: T starts at 2 and becomes T^2 when t reaches T; then Delta = 1, armCount = number
 of valid arms (re-read), n and deltaUpdate are recomputed; the arm statistics are kept [OURS].
 
-Node initialisation, two choices the paper's text leaves open (spec section 3), each a parameter
+Node initialisation, two choices the paper's text leaves open (docs/algorithms.md, "Mi-UCT"), each a parameter
 whose default is the behaviour above [OURS]:
 
     t0        the first episode's T (episodic only): T_0 = t0, then T_{l+1} = T_l^2.  Default 2

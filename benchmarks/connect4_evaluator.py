@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from treepolicies.evaluate import register_evaluator
+from treepolicies import register_evaluator
 from treepolicies.games.connect4 import HEIGHT, WIDTH, heuristic_prior
 
 
@@ -61,7 +61,7 @@ def window_values(states, windows):
 
 
 def c4_windows(states, moves, counts):
-    """The evaluator (treepolicies.evaluate): heuristic priors and window values."""
+    """The evaluator (treepolicies.mcts.evaluate): heuristic priors and window values."""
     priors = np.zeros(moves.shape)
     for b in range(states.shape[0]):
         heuristic_prior(states[b], moves[b], int(counts[b]), priors[b])

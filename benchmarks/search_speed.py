@@ -2,7 +2,7 @@
 
     python benchmarks/search_speed.py [--iterations 100000] [--repeats 5]
 
-Our searches run compiled (treepolicies.compiled), with the loop that serves every policy and with
+Our searches run compiled (treepolicies.mcts.calls), with the loop that serves every policy and with
 one compiled for the policy (``specialize=True``), without early stopping, one search of
 ``--iterations`` per repeat (after a warm-up that compiles); the median rate is printed.  When the
 optional ``open_spiel`` package is importable, OpenSpiel's C++ MCTS bot (``pyspiel.MCTSBot``, one
@@ -24,8 +24,8 @@ import time
 
 from treepolicies import ConnectFour, TicTacToe, search
 from treepolicies.games.go import Go
-from treepolicies.transpositions import dag_bytes_per_row
-from treepolicies.tree import bytes_per_node
+from treepolicies.mcts.dag import dag_bytes_per_row
+from treepolicies.mcts.tree import bytes_per_node
 
 GAMES = {"tictactoe": (TicTacToe, "tic_tac_toe"), "connect4": (ConnectFour, "connect_four")}
 POLICIES = {"UCT": f"ucb1:c={math.sqrt(2.0)!r}", "Mi-UCT": "miucb:episodic=true"}

@@ -1,6 +1,6 @@
 """Figures 1 and 2 of Liu & Tsuruoka (2015) on their testbed, and a sweep over the readings of r.
 
-Testbed (spec section 4): 2000 tasks, K = 60 arms, means ~ N(0, 1), rewards ~ N(mean, 1); default
+Testbed (docs/algorithms.md, "The testbed"): 2000 tasks, K = 60 arms, means ~ N(0, 1), rewards ~ N(mean, 1); default
 horizon 10 000 plays [OURS].  Curves, with the paper's legend names (``PAPER_CURVES``)::
 
     UCB                               ucb1                  (c = sqrt 2)
@@ -20,7 +20,7 @@ Delta are, so its known-horizon and episodic curves coincide; the episodic one i
 
 Figure 1 is the cumulative regret (optimal mean minus received reward), Figure 2 the % optimal
 action, each on a linear and a log x axis.  ``r_sweep=True`` adds the five readings of r of
-modified improved UCB (spec section 2b), each with a known horizon and episodic: figure
+modified improved UCB (docs/algorithms.md), each with a known horizon and episodic: figure
 ``fig_r_sweep`` (regret and % optimal action; left known horizon, right episodic; UCB as reference).
 """
 from __future__ import annotations

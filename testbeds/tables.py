@@ -1,7 +1,7 @@
 """The grid of Tables 1-2 of Liu & Tsuruoka (2015): Mi-UCT against UCT on 9x9 Go and NoGo.
 
 Rows: UCT's constant C; columns: playouts per move (both players); cells: Mi-UCT's score rate
-with its Wilson 95% interval (spec section 5).  Each ``--mi`` variant gives one table.  A cell is
+with its Wilson 95% interval (docs/algorithms.md, "The game experiments").  Each ``--mi`` variant gives one table.  A cell is
 exactly the match ``banditree match --game G --a MI --b ucb1:c=C --playouts P --seed S`` (same run
 seed for every cell), stored as one run of the tables database with tags ``{mi, c, playouts}``.
 

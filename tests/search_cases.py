@@ -215,14 +215,17 @@ def tree_digest(tree) -> str:
     n = tree.size
     h = hashlib.sha256()
     a = tree.arrays
+    dag = getattr(tree, "dag", None)
+    pstate = a.pstate[:n]
+    if dag is not None:  # a DAG's policy state lives on its positions' rows; an edge row's is unused
+        pstate = pstate[dag.canon[:n] == np.arange(n)]
     for arr in (a.parent[:n], a.move[:n], a.first[:n], a.nchild[:n], a.mover[:n], a.proven[:n], a.stats[:, :n],
-                a.pstate[:n], a.astate[:, :n]):
+                pstate, a.astate[:, :n]):
         h.update(np.ascontiguousarray(arr).tobytes())
     if a.amaf.shape[1] == a.parent.shape[0]:
         h.update(np.ascontiguousarray(a.amaf[:, :n]).tobytes())
     if a.prior.shape[0] == a.parent.shape[0]:
         h.update(np.ascontiguousarray(a.prior[:n]).tobytes())
-    dag = getattr(tree, "dag", None)
     if dag is not None:
         for arr in (dag.canon[:n], dag.pvis[:n], dag.pkey[:n]):
             h.update(np.ascontiguousarray(arr).tobytes())

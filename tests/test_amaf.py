@@ -1,4 +1,4 @@
-"""RAVE / GRAVE (treepolicies.amaf) against hand-derived values, and the search with them."""
+"""RAVE / GRAVE (treepolicies.mcts.amaf) against hand-derived values, and the search with them."""
 import math
 
 import numpy as np
@@ -7,10 +7,10 @@ import pytest
 from bandits import make_policy
 from bandits.stats import COUNT, MEAN, NSTAT, SUM, record
 from treepolicies import search
-from treepolicies.amaf import amaf_update, blend, grave_reference, rave_beta
+from treepolicies.mcts.amaf import amaf_update, blend, grave_reference, rave_beta
 from treepolicies.games import make_game
-from treepolicies.options import SearchOptions
-from treepolicies.tree import AMAF_N, AMAF_W, OPP_N, OPP_W, Tree
+from treepolicies.mcts.options import SearchOptions
+from treepolicies.mcts.tree import AMAF_N, AMAF_W, OPP_N, OPP_W, Tree
 
 
 def small_tree():
@@ -20,7 +20,7 @@ def small_tree():
     t = Tree(16, policy.state_width, policy.arm_state_width, amaf=True)
     t.init_root(1)
     a = t.arrays
-    from treepolicies.tree import expand
+    from treepolicies.mcts.tree import expand
     valid = np.ones(8, np.bool_)
     expand(a, 0, np.array([0, 1, 2, 3], np.int64), 4, 0, policy.kernels, policy.params, valid)
     expand(a, 1, np.array([1, 2, 3], np.int64), 3, 1, policy.kernels, policy.params, valid)
@@ -87,7 +87,7 @@ def chain_tree():
     t = Tree(32, policy.state_width, policy.arm_state_width, amaf=True)
     t.init_root(1)
     a = t.arrays
-    from treepolicies.tree import expand
+    from treepolicies.mcts.tree import expand
     valid = np.ones(8, np.bool_)
     three = np.array([0, 1, 2], np.int64)
     expand(a, 0, three, 3, 0, policy.kernels, policy.params, valid)  # nodes 1, 2, 3 (player 0 moves)

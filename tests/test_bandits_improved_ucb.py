@@ -1,4 +1,4 @@
-"""Improved UCB (Auer & Ortner 2010): the round schedule of spec section 1, eliminations, episodes."""
+"""Improved UCB (Auer & Ortner 2010): the round schedule of docs/algorithms.md, eliminations, episodes."""
 import math
 
 import numpy as np
@@ -26,7 +26,7 @@ def schedule(horizon):
 
 
 def test_schedule_k60_pinned_by_spec():
-    # spec section 1: T = 10 000 -> M = 5, n_m = 19, 63, 207, 647, 1877, 4668
+    # docs/algorithms.md: T = 10 000 -> M = 5, n_m = 19, 63, 207, 647, 1877, 4668
     #                 T = 1 000  -> M = 4, n_m = 14, 45, 133, 352, 698
     assert last_round(10_000) == 5 and last_round(1_000) == 4
     assert [round_size(10_000, 0.5 ** m) for m in range(6)] == [19, 63, 207, 647, 1877, 4668]

@@ -1,4 +1,4 @@
-"""Modified improved UCB (spec section 2) and Mi-UCT's node schedule (section 3)."""
+"""Modified improved UCB and Mi-UCT's node schedule (docs/algorithms.md)."""
 import math
 
 import numpy as np
@@ -19,7 +19,7 @@ def schedule_state(policy, n_arms, t):
 
 
 def test_mi_uct_node_creation_values():
-    # spec section 3: at creation Delta = 1, T = 2, n = 2, deltaUpdate = 2 * armCount
+    # docs/algorithms.md: at creation Delta = 1, T = 2, n = 2, deltaUpdate = 2 * armCount
     state = schedule_state(ModifiedImprovedUCB(episodic=True), 81, 0)
     assert state[:5].tolist() == [2.0, 1.0, 2.0, 162.0, 81.0]
 

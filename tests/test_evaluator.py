@@ -1,4 +1,4 @@
-"""Leaf evaluators (treepolicies.evaluate): exact values make a perfect player, batching with
+"""Leaf evaluators (treepolicies.mcts.evaluate): exact values make a perfect player, batching with
 virtual loss leaves the statistics exact, and bad evaluators are clear errors."""
 import functools
 
@@ -8,7 +8,7 @@ import pytest
 
 from bandits.stats import COUNT
 from treepolicies import search
-from treepolicies.evaluate import register_evaluator
+from treepolicies import register_evaluator
 from treepolicies.games import make_game
 from treepolicies.games.tictactoe import KERNELS as TTT_KERNELS
 from treepolicies.games.tictactoe import TicTacToe
@@ -197,7 +197,7 @@ def test_rave_with_an_evaluator_credits_the_root_from_each_descent_s_moves(kw):
     # to move there, else 1 - v); GRAVE's OPP rows likewise count O's stones on m, with 1 - v_X.
     # The first iteration evaluates the root (depth 0: it chose nothing, it credits nothing).  The
     # evaluator sees every leaf while none is terminal, so its calls recompute the root's rows.
-    from treepolicies.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
+    from treepolicies.mcts.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
     LEAVES.clear()
     r = search(TicTacToe(), "ucb1:c=1.0", iterations=120, seed=3, evaluator=varied, early_stop=False, **kw)
     assert len(LEAVES) == 120  # (no terminal leaf: each iteration was one evaluation)
@@ -229,7 +229,7 @@ def test_rave_with_an_evaluator_and_playouts_credits_the_playout_s_moves_too(kw)
     # with value_mix > 0 an iteration also plays out from its leaf, and the playout's moves count:
     # every root child is credited at least its visits, the root's children together more than with
     # the descent alone (same search but value_mix = 0), and at most once per iteration each
-    from treepolicies.tree import AMAF_N
+    from treepolicies.mcts.tree import AMAF_N
     g = make_game("connect4")
     common = dict(iterations=300, seed=4, evaluator="c4_flat", rave=True, early_stop=False, **kw)
     register_evaluator("c4_flat", lambda s, m, c: (np.ones(m.shape), np.full(len(s), 0.5)))

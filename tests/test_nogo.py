@@ -1,4 +1,4 @@
-"""NoGo rules (shared/spec/modified-improved-ucb.md section 6) on ASCII diagrams (X Black, O White)."""
+"""NoGo rules (docs/algorithms.md) on ASCII diagrams (X Black, O White)."""
 import pytest
 
 from treepolicies.games.nogo import NoGo

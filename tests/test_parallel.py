@@ -1,4 +1,4 @@
-"""Parallel MCTS (treepolicies.parallel, docs/parallel.md): tree, root and leaf parallelism.
+"""Parallel MCTS (treepolicies.mcts.parallel, docs/parallel.md): tree, root and leaf parallelism.
 
 No timing assertions: what is checked is that no visit is lost or counted twice, that root
 parallelism is exactly the sum of independent searches, that the solver still proves, that every
@@ -271,9 +271,9 @@ def test_tree_reuse_with_tree_parallelism():
     (dict(threads=2, parallel="trunk"), "parallel must be one of tree, root, leaf, got 'trunk'"),
     (dict(threads=2, virtual_loss=-1), "virtual_loss must be an integer in 0..1000, got -1"),
     (dict(threads=2, virtual_loss=0.5), "virtual_loss must be an integer in 0..1000"),
-    (dict(threads=2, rave=True), "parallel='tree' does not combine with rave"),
-    (dict(threads=2, parallel="leaf", transpositions=True), "parallel='leaf' does not combine with transpositions"),
-    (dict(threads=2, compiled=False), "parallel='tree' runs compiled threads"),
+    (dict(threads=2, parallel="leaf", evaluator=lambda s, m, c: (np.ones(m.shape), np.full(len(s), 0.5))),
+     "parallel='leaf' needs a playout at the leaf: evaluator=... with value_mix=0 plays none"),
+    (dict(threads=2, compiled=False), "parallel='tree' does not combine with a game searched from Python (connect4)"),
 ])
 def test_bad_values_are_refused_in_one_line(kw, words):
     with pytest.raises(ValueError) as err:
@@ -321,7 +321,7 @@ def test_match_and_gtp_take_threads_and_parallel(capsys, monkeypatch):
     assert "--threads must be an integer in 1..256, got 0" in capsys.readouterr().err
     assert main(["match", "--game", "nim", "--a", "ucb1", "--b", "random", "--playouts", "5", "--threads", "2"]) == 2
     err = capsys.readouterr().err
-    assert "parallel='tree' runs compiled threads" in err and err.count("\n") == 1
+    assert "parallel='tree' does not combine with a game searched from Python (nim)" in err and err.count("\n") == 1
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"genmove b\nquit\n")))
     assert main(["gtp", "--game", "go", "--size", "5", "--player", "ucb1:c=0.5", "--playouts", "300",
                  "--threads", "2"]) == 0

@@ -224,7 +224,7 @@ def test_a_second_process_finds_every_kernel_in_the_disk_cache():
     compiled = {name: e["misses"] for name, e in report.items() if e["misses"]}
     assert compiled == {}
     loaded = " ".join(report)
-    assert "compiled._build.<locals>.run" in loaded  # the games' search loops
+    assert "loops._make_single.<locals>.single" in loaded  # the games' search loops
     assert "runner._make_chunk_runner.<locals>.run_chunk" in loaded  # the testbed loops
     assert "index.make_select.<locals>.select" in loaded  # index policies' kernels, plugins included
 

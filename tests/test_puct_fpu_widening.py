@@ -9,8 +9,8 @@ from bandits.rng import stream_state
 from bandits.stats import COUNT, FIRST, NVIEW, PRIOR, new_stats, record
 from treepolicies import search
 from treepolicies.games import make_game
-from treepolicies.options import SearchOptions
-from treepolicies.view import first_play_urgency, node_view, widened
+from treepolicies.mcts.options import SearchOptions
+from treepolicies.mcts.view import first_play_urgency, node_view, widened
 
 
 def select(spec, stats, t, valid=None, seed=0):

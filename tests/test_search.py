@@ -185,7 +185,7 @@ def test_bad_input_errors_name_the_problem():
 
 def test_an_iteration_budget_beyond_int64_is_a_value_error():
     # issue 15, item 7: iterations=10**30 reached the compiled loop (OverflowError: int too big to convert)
-    from treepolicies.search import MAX_ITERATIONS
+    from treepolicies.mcts.options import MAX_ITERATIONS
 
     with pytest.raises(ValueError, match=rf"^iterations must be an integer in 1\.\.{MAX_ITERATIONS}, got 10{{30}}$"):
         search(ConnectFour(), "ucb1", iterations=10**30, seconds=0.01)

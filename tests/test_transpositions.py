@@ -1,4 +1,4 @@
-"""Transpositions (treepolicies.transpositions): one node per position, the visit invariant, and
+"""Transpositions (treepolicies.mcts.dag): one node per position, the visit invariant, and
 positions reached by different move orders (captures included) recognised."""
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from bandits.stats import COUNT, SUM
 from treepolicies import search
 from treepolicies.games import make_game
 from treepolicies.games.go import Go
-from treepolicies.transpositions import insert, lookup, new_dag
+from treepolicies.mcts.dag import insert, lookup, new_dag
 
 
 def positions(tree):
@@ -317,9 +317,9 @@ def test_widening_and_priors_on_the_dag_bound_each_position_s_visited_edges(game
 def test_first_play_urgency_on_the_dag_is_the_position_s_mean_over_its_out_edges():
     # hand-built: a position whose two out-edges hold 3 visits summing 2.0 and 1 visit of 0.0 (as
     # seen by the player choosing there): mean 2/4 = 0.5; fpu_reduction 0.2 -> 0.3; fpu=0.4 -> 0.4
-    from treepolicies.options import SearchOptions
-    from treepolicies.transpositions import first_play_urgency
-    from treepolicies.tree import Tree
+    from treepolicies.mcts.options import SearchOptions
+    from treepolicies.mcts.dag import first_play_urgency
+    from treepolicies.mcts.tree import Tree
 
     tree = Tree(8, 1, 1)
     tree.init_root(1)
@@ -353,7 +353,7 @@ def test_rave_on_the_dag_credits_each_edge_at_least_its_visits_and_at_most_its_p
     # an iteration that took edge c at position p played move[c] there first: c is credited (AMAF_N >=
     # COUNT); only iterations that chose at p credit p's edges (AMAF_N <= pvis[p]); the other
     # player's rows (GRAVE) likewise
-    from treepolicies.tree import AMAF_N, OPP_N
+    from treepolicies.mcts.tree import AMAF_N, OPP_N
     g = make_game(name)
     r = search(g, "ucb1:c=0.5", iterations=1500, seed=2, transpositions=True, early_stop=False, **kw)
     a, d, n = r.tree.arrays, r.tree.dag, r.tree.size
@@ -376,7 +376,7 @@ def test_the_python_dag_driver_with_rave_matches_the_compiled_one(name, kw):
     a = search(g, "ucb1:c=0.5", iterations=2000, seed=8, transpositions=True, early_stop=False, **kw)
     b = search(g, "ucb1:c=0.5", iterations=2000, seed=8, transpositions=True, early_stop=False, compiled=False, **kw)
     assert (a.visits == b.visits).all() and np.array_equal(a.values, b.values)
-    from treepolicies.tree import AMAF_N, AMAF_W
+    from treepolicies.mcts.tree import AMAF_N, AMAF_W
     n = a.tree.size
     assert np.array_equal(a.tree.arrays.amaf[[AMAF_N, AMAF_W], :n], b.tree.arrays.amaf[[AMAF_N, AMAF_W], :n])
 
@@ -385,7 +385,7 @@ def test_rave_on_a_python_game_s_dag():
     # Nim with RAVE on the DAG (its playout's moves are credited through their codes) still finds
     # the winning move, and every edge is credited at least its visits
     from treepolicies.games.nim import Nim
-    from treepolicies.tree import AMAF_N
+    from treepolicies.mcts.tree import AMAF_N
     r = search(Nim(11), "ucb1", iterations=6000, seed=1, transpositions=True, rave=True, early_stop=False)
     a, n = r.tree.arrays, r.tree.size
     assert (a.amaf[AMAF_N, 1:n] >= a.stats[COUNT, 1:n]).all()
@@ -397,8 +397,8 @@ def test_tree_reuse_keeps_the_positions_reachable_from_the_move_played():
     # with its visits; its edges keep their statistics; every position keeps its visits and its
     # out-edges (pvis - 1 of them, none lost); a shared position may have had parents left behind,
     # so the edges into it hold at most its visits; the hash table finds every kept position
-    from treepolicies.search import reroot
-    from treepolicies.transpositions import lookup as find
+    from treepolicies.mcts.search import reroot
+    from treepolicies.mcts.dag import lookup as find
     g = make_game("connect4")
     r = search(g, "ucb1:c=0.5", iterations=4000, seed=3, transpositions=True, early_stop=False)
     old, od = r.tree.arrays, r.tree.dag
@@ -438,7 +438,7 @@ def test_tree_reuse_keeps_the_positions_reachable_from_the_move_played():
 def test_a_player_reusing_its_dag_plays_legal_games(spec):
     # (play_game checks every move is legal); from its second move on, the player's search starts
     # from the positions kept: its root holds more than this move's 300 playouts (early stop may end one sooner)
-    from treepolicies.evaluate import register_evaluator
+    from treepolicies import register_evaluator
     from treepolicies.match import play_game
     from treepolicies.players import RandomPlayer, make_player
     register_evaluator("dag_flat", _flat)

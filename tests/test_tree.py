@@ -7,7 +7,7 @@ import numpy as np
 from bandits import UCB1, ImprovedUCB, ModifiedImprovedUCB, ThompsonSampling
 from bandits.rng import Stream
 from bandits.stats import COUNT, SUM, record
-from treepolicies.tree import Tree, backup, bytes_per_node, expand, extract_subtree, mark_terminal, select_child
+from treepolicies.mcts.tree import Tree, backup, bytes_per_node, expand, extract_subtree, mark_terminal, select_child
 
 
 def _root_with_children(n, policy, mover_root=1):

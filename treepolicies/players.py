@@ -10,7 +10,7 @@ Player specs (``make_player``):
   with that node policy; the keys ``final=robust|max``, ``solver=true|false``, ``reuse=true|false``
   ``node_cap=N``, ``specialize=true|false``, ``threads=N``, ``parallel=tree|root|leaf`` and
   ``virtual_loss=V`` (docs/parallel.md) go to the search, as do the enhancement keys of
-  :mod:`treepolicies.options` (``rave=true``, ``rave_k=``, ``rave_schedule=hand|mse``,
+  :mod:`treepolicies.mcts.options` (``rave=true``, ``rave_k=``, ``rave_schedule=hand|mse``,
   ``rave_bias=``, ``grave_ref=N``, ``rollout=random|heuristic``, ``rollout_cap=N``,
   ``reward_bounds=lo:hi``); the rest go to the policy;
 * ``random``; ``alphabeta:depth=N`` (or ``alphabeta`` with ``seconds=``);
@@ -87,18 +87,18 @@ class MCTSPlayer(Player):
             raise ValueError(f"seconds must be a number > 0 and <= {MAX_SECONDS:g}, got {seconds!r}")
         if options is not None and not isinstance(options, SearchOptions):
             raise ValueError(f"options must be a treepolicies.SearchOptions, got {type(options).__name__}")
+        if "node_cap" in keywords:
+            _check_node_cap(keywords["node_cap"])
         options = (options or SearchOptions()).replace(**keywords) if keywords else (options or SearchOptions())
-        lo, hi = NODE_CAP_RANGE
-        if not lo <= options.node_cap <= hi:
-            raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {options.node_cap!r}")
+        _check_node_cap(options.node_cap)
         self.policy = bind_policy(policy, playouts)
         if options.root_policy is not None:
             bind_policy(options.root_policy, playouts, "root_policy")  # (its own errors now, not at a move)
         self.playouts, self.seconds, self.options = playouts, seconds, options
         self.reuse = parse_bool("reuse", str(reuse), "reuse") if isinstance(reuse, str) else bool(reuse)
         if self.reuse and options.threads > 1 and options.parallel == "root":
-            raise ValueError("reuse=true does not combine with parallel='root' (its trees are rebuilt every move); "
-                             "use parallel='tree' or 'leaf'")
+            raise ValueError("reuse=true does not combine with parallel=root (its trees are rebuilt every move); "
+                             "use parallel=tree or leaf")
         self.name = name or ",".join([make_policy(policy).spec] + options.spec_items()
                                      + (["reuse=true"] if self.reuse else []))
         self.last = None  # the last SearchResult
@@ -140,6 +140,13 @@ class MCTSPlayer(Player):
     def observe(self, move) -> None:
         if self._tree is not None:
             self._tree = reroot(self._tree, move)
+
+
+def _check_node_cap(value) -> None:
+    """A player's node cap (NODE_CAP_RANGE, narrower than a search's), in one line."""
+    lo, hi = NODE_CAP_RANGE
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {value!r}")
 
 
 def _root_moves_agree(tree, game) -> bool:
@@ -258,6 +265,13 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
         raise ValueError(f"unknown player {name!r} in spec {spec!r}; valid players: a bandit policy "
                          f"({', '.join(POLICIES)}) or {', '.join(PLAYER_FACTORIES)}")
     reuse = parse_bool("reuse", params.pop("reuse"), spec) if "reuse" in params else False
+    if "node_cap" in params:
+        raw = params["node_cap"]
+        try:
+            _check_node_cap(int(raw))
+        except ValueError:
+            lo, hi = NODE_CAP_RANGE
+            raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {raw!r}") from None
     options = options_from_spec(params, spec)
     policy_spec = name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
     policy = make_policy(policy_spec)

@@ -8,7 +8,7 @@ Every game offers the seeds' Python interface::
 A *compiled* game also has ``state`` (a 1-D numpy array) and ``kernels``, a :class:`GameKernels`
 tuple of numba functions on that array, plus ``max_moves`` (an upper bound on the number of legal
 moves).  :class:`CompiledGame` implements the Python interface through the kernels (one set of
-rules), and the search runs its whole loop compiled (:mod:`treepolicies.compiled`).
+rules), and the search runs its whole loop compiled (:mod:`treepolicies.mcts.calls`).
 
 Registry: ``GAMES`` maps a name to a factory; ``make_game(name, **options)`` builds one.  Other
 modules add their games with ``register_game(name, factory)`` (append below).

@@ -199,7 +199,7 @@ class ConnectFour(CompiledGame):
     name = "connect4"
     rollouts = ROLLOUTS
     priors = PRIORS
-    #: position key kernel for transpositions (treepolicies.transpositions)
+    #: position key kernel for transpositions (treepolicies.mcts.dag)
     key_kernel = staticmethod(search_key)
     move_codes = WIDTH
     max_plies = WIDTH * HEIGHT

@@ -492,7 +492,7 @@ class Go(BoardGame):
     kernels = GO_KERNELS
     rollouts = GO_ROLLOUTS
     priors = GO_PRIORS
-    #: position key kernel for transpositions (treepolicies.transpositions)
+    #: position key kernel for transpositions (treepolicies.mcts.dag)
     key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(go_is_legal)
 

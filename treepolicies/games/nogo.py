@@ -1,6 +1,6 @@
 """NoGo on a size x size board (5..19) as a compiled array game.
 
-Rules (shared/spec/modified-improved-ucb.md section 6, the 2011 computer tournaments): empty board,
+Rules (docs/algorithms.md, "NoGo": the 2011 computer tournaments): empty board,
 Black first, players alternate, no passing.  After every move every block of both colours must
 have a liberty, so a move that captures is illegal and so is suicide (no exception for a move that
 would capture).  The player to move with no legal move loses; no komi, no score, no draw.
@@ -158,7 +158,7 @@ class NoGo(BoardGame):
     kernels = NOGO_KERNELS
     rollouts = NOGO_ROLLOUTS
     priors = NOGO_PRIORS
-    #: position key kernel for transpositions (treepolicies.transpositions)
+    #: position key kernel for transpositions (treepolicies.mcts.dag)
     key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(nogo_is_legal)
 

@@ -133,7 +133,7 @@ class TicTacToe(CompiledGame):
     name = "tictactoe"
     rollouts = ROLLOUTS
     priors = PRIORS
-    #: position key kernel for transpositions (treepolicies.transpositions)
+    #: position key kernel for transpositions (treepolicies.mcts.dag)
     key_kernel = staticmethod(search_key)
     move_codes = 9
     max_plies = 9

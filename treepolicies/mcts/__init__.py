@@ -9,7 +9,7 @@ Modules (docs/architecture.md):
     loops         the compiled executors around it (one thread, tree / leaf threads, evaluator halves)
     executors     the executors as a search runs them: one budget loop, scratch, compile, errors
     pydriver      the same steps for a game driven from Python
-    evaluate      leaf evaluators and their batched executor
+    evaluate      the leaf evaluator's batched executor; evaluators: the registry of named ones
     tree, dag     the storages: the tree, and the DAG of transpositions
     parallel      the storages under locks (tree parallelism)
     view, amaf    what a policy sees: priors, first-play urgency, widening; RAVE / GRAVE
@@ -19,7 +19,7 @@ Modules (docs/architecture.md):
     result        SearchResult, the final move, root parallelism's combination, tree reuse
     search        search() itself
 """
-from treepolicies.mcts.evaluate import EVALUATORS, register_evaluator
+from treepolicies.mcts.evaluators import EVALUATORS, register_evaluator
 from treepolicies.mcts.options import OPTIONS, Budget, SearchOptions
 from treepolicies.mcts.result import SearchResult, reroot
 from treepolicies.mcts.search import search

@@ -51,7 +51,8 @@ from treepolicies.mcts.atomics import lock, unlock
 from treepolicies.mcts.options import O_BIAS, O_K, O_MSE, O_REF
 from treepolicies.mcts.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
 
-__all__ = ["rave_beta", "grave_reference", "blend", "blend_with", "amaf_update", "amaf_update_path", "credit"]
+__all__ = ["rave_beta", "grave_reference", "blend", "blend_with", "amaf_update", "amaf_update_path",
+           "amaf_update_locked", "credit"]
 
 
 @nb.njit(cache=True)
@@ -124,7 +125,7 @@ def blend_with(tree, node, big_n, r, opts, view, cmap):
 
 
 @nb.njit(cache=True, nogil=True)
-def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp, locks):
+def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp):
     """Credit the AMAF rows of the iteration that ended at ``leaf`` (module docstring).
 
     plies[:n_plies]  the iteration's plies ``2 * move + player`` from the root: the first ``depth``
@@ -132,53 +133,47 @@ def amaf_update(tree, leaf, plies, n_plies, depth, seen, value, opp, locks):
     seen             (2 * move codes,) int64 scratch, all -1 (left all -1)
     value            the result for ``mover[leaf]`` in [0, 1] (the other player's is 1 - value)
     opp              also credit the OPP rows (GRAVE)
-    locks            a lock word per row (tree parallelism: each node's children are credited under
-                     its lock), or a placeholder of another length (one thread: no locks)
     """
+    _update(tree, leaf, tree.path, plies, n_plies, depth, seen, tree.mover[leaf], value, opp, tree.meta, False,
+            False)
+
+
+@nb.njit(cache=True, nogil=True)
+def amaf_update_path(tree, path, plies, n_plies, depth, seen, who, value, opp):
+    """:func:`amaf_update` for an iteration given by the rows it descended, ``path[:depth]`` (a
+    DAG: the node that chose row path[d] is parent[path[d]], whichever way the iteration reached
+    it); ``who`` the player whose result ``value`` is (the last row's mover)."""
+    _update(tree, -1, path, plies, n_plies, depth, seen, who, value, opp, tree.meta, False, True)
+
+
+@nb.njit(cache=True, nogil=True)
+def amaf_update_locked(tree, leaf, path, plies, n_plies, depth, seen, who, value, opp, locks, on_path):
+    """:func:`amaf_update` (``on_path`` False) or :func:`amaf_update_path` (True) for tree
+    parallelism: each node's children credited under its lock (``locks``, a word per row)."""
+    _update(tree, leaf, path, plies, n_plies, depth, seen, who, value, opp, locks, True, on_path)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _update(tree, leaf, path, plies, n_plies, depth, seen, who, value, opp, locks, locked, on_path):
     parent = tree.parent
     size = seen.shape[0]
-    who = tree.mover[leaf]
-    p = parent[leaf]
+    p = parent[leaf] if not on_path else -1
     d = depth - 1
-    locked = locks.shape[0] == parent.shape[0]
     for i in range(n_plies - 1, -1, -1):
         x = plies[i]
         if 0 <= x < size:
             seen[x] = i  # after the loop reaches i: the first ply >= i of each (move, player)
-        if i == d and p >= 0:
-            if locked:
-                lock(locks, p)
-            credit(tree, p, i, seen, who, value, opp)
-            if locked:
-                unlock(locks, p)
-            p = parent[p]
-            d -= 1
-    for i in range(n_plies):
-        x = plies[i]
-        if 0 <= x < size:
-            seen[x] = -1
-
-
-@nb.njit(cache=True, nogil=True)
-def amaf_update_path(tree, path, plies, n_plies, depth, seen, who, value, opp, locks):
-    """:func:`amaf_update` for an iteration given by the rows it descended, ``path[:depth]`` (a
-    DAG: the node that chose row path[d] is parent[path[d]], whichever way the iteration reached
-    it); ``who`` the player whose result ``value`` is (the last row's mover)."""
-    parent = tree.parent
-    size = seen.shape[0]
-    d = depth - 1
-    locked = locks.shape[0] == parent.shape[0]
-    for i in range(n_plies - 1, -1, -1):
-        x = plies[i]
-        if 0 <= x < size:
-            seen[x] = i
         if i == d:
-            p = parent[path[d]]
-            if locked:
-                lock(locks, p)
-            credit(tree, p, i, seen, who, value, opp)
-            if locked:
-                unlock(locks, p)
+            if on_path:
+                p = parent[path[d]]
+            if p >= 0:
+                if locked:
+                    lock(locks, p)
+                credit(tree, p, i, seen, who, value, opp)
+                if locked:
+                    unlock(locks, p)
+                if not on_path:
+                    p = parent[p]
             d -= 1
     for i in range(n_plies):
         x = plies[i]

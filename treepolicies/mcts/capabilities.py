@@ -21,7 +21,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Context", "Feature", "COLUMNS", "FEATURES", "check", "combination_table"]
+__all__ = ["Context", "Feature", "COLUMNS", "FEATURES", "TABLE_ROWS", "check", "combination_table", "options_table",
+           "generated_docs", "write_docs"]
 
 
 @dataclasses.dataclass
@@ -69,8 +70,9 @@ class Feature:
     active: Callable[[Context], bool]
     excludes: tuple = ()       # (column, reason)
     needs: tuple = ()          # (what, holds(ctx) -> bool, reason(ctx) -> str)
-    row: str = ""              # its row in the combination table
+    row: str = ""              # its row (or column) in the combination table
     game_needs: str = ""       # the table's words for what it needs from the game
+    notes: tuple = ()          # (option row, cell text): a column's condition on an option
 
 
 def _has_rollout(c: Context) -> bool:
@@ -96,11 +98,12 @@ def _python_policy(c: Context) -> bool:
 
 FEATURES: tuple = (
     Feature(name=lambda c: "parallel='tree'", active=lambda c: c.executor == "tree", row="parallel='tree'",
-            excludes=(("Python game", "tree parallelism runs compiled threads on the game's kernels "
+            excludes=(("Python game", "it runs compiled threads on the game's kernels, so it needs a compiled game "
                                       "(parallel='root' works with any game)"),)),
     Feature(name=lambda c: "parallel='leaf'", active=lambda c: c.executor == "leaf", row="parallel='leaf'",
-            excludes=(("Python game", "leaf parallelism runs compiled playouts on the game's kernels "
-                                      "(parallel='root' works with any game)"),),
+            excludes=(("Python game", "it runs compiled playouts on the game's kernels, so it needs a compiled "
+                                      "game (parallel='root' works with any game)"),),
+            notes=(("evaluator", "yes, with value_mix > 0 (the leaves' playouts in parallel)"),),
             needs=(("a playout at the leaf", lambda c: c.options.evaluator is None or c.options.value_mix > 0.0,
                     lambda c: "evaluator=... with value_mix=0 plays none (use parallel='tree', whose threads batch "
                               "the evaluator's leaves, or value_mix > 0)"),)),
@@ -116,13 +119,13 @@ FEATURES: tuple = (
             needs=(("a position key", lambda c: _offers_key(c), lambda c: _key_reason(c)),
                    ("a tree built with transpositions", lambda c: c.reuse is None or c.reuse.dag is not None,
                     lambda c: "the tree passed for reuse has none (pass tree=None)"))),
-    Feature(name=lambda c: "rave=true", active=lambda c: bool(c.options.rave), row="rave, grave_ref",
-            game_needs="compiled: a rollout kernel that records its plies (game.rollouts)",
-            needs=(("a rollout kernel that records its plies", lambda c: not c.compiled or _has_rollout(c),
-                    lambda c: _rollout_reason(c)),)),
     Feature(name=lambda c: f"rollout={c.options.rollout!r}", active=lambda c: c.options.rollout != "random",
             row="rollout", game_needs="the rollout by that name (game.rollouts)",
             needs=(("a rollout the game offers", lambda c: c.compiled_game and _has_rollout(c),
+                    lambda c: _rollout_reason(c)),)),
+    Feature(name=lambda c: "rave=true", active=lambda c: bool(c.options.rave), row="rave, grave_ref",
+            game_needs="compiled: a rollout kernel that records its plies (game.rollouts)",
+            needs=(("a rollout kernel that records its plies", lambda c: not c.compiled or _has_rollout(c),
                     lambda c: _rollout_reason(c)),)),
     Feature(name=lambda c: "rollout_cap", active=lambda c: c.options.rollout_cap is not None, row="rollout_cap",
             game_needs="compiled: a rollout kernel; Python: value(player) of an unfinished position",
@@ -139,8 +142,8 @@ FEATURES: tuple = (
             game_needs="state arrays (a compiled game)",
             excludes=(("Python game", "the leaf evaluator takes state arrays, so it needs a compiled game"),),
             needs=(("the children's priors from one source", lambda c: c.options.prior == "uniform",
-                    lambda c: f"prior={c.options.prior!r} is a second source: the evaluator's priors are the "
-                              "children's priors (drop prior=)"),)),
+                    lambda c: f"prior={c.options.prior!r} and the evaluator are two sources of priors (the "
+                              "evaluator's priors are the children's priors: drop prior=)"),)),
     Feature(name=lambda c: "specialize=true", active=lambda c: c.options.specialize is True, row="specialize",
             game_needs="a policy numba compiles",
             excludes=(("Python game", "only a compiled game's loop can have the policy's code compiled in"),),
@@ -177,27 +180,89 @@ def check(ctx: Context) -> None:
                 raise ValueError(f"{f.name(ctx)} needs {what}: {reason(ctx)}")
 
 
-def combination_table() -> str:
-    """The Markdown table of docs/options.md: each feature against each column (yes, or the reason)."""
-    cols = list(COLUMNS)
-    rows = ["| option | " + " | ".join(cols) + " | needs from the game |",
-            "|---" * (len(cols) + 2) + "|"]
-    from treepolicies.mcts.options import ENHANCEMENT_KEYS
+#: the options the combination table has a row for (the others only tune one of these)
+TABLE_ROWS = ("root_policy", "solver", "specialize", "rave", "rollout", "rollout_cap", "reward_bounds", "fpu", "prior",
+              "widen_k", "evaluator", "transpositions")
+_SHOWN = {"rave": "rave, grave_ref (rave_schedule, rave_k, rave_bias)", "fpu": "fpu, fpu_reduction",
+          "widen_k": "widen_k, widen_alpha", "evaluator": "evaluator, eval_batch, value_mix"}
+_ROW_OF = {"rave": "rave, grave_ref"}
 
+
+def _cell(row: str, column: str) -> str:
+    """'yes', or 'no: <reason>' / 'yes, <condition>' from the declarations of the row's feature and
+    of the column's."""
     declared = {f.row: f for f in FEATURES if f.row}
-    names = list(dict.fromkeys(["root_policy", "solver", "specialize", *[r for r in declared if r.startswith("par")],
-                                *[k for k in ENHANCEMENT_KEYS if k not in ("rave_schedule", "rave_k", "rave_bias",
-                                                                            "grave_ref", "fpu_reduction",
-                                                                            "widen_alpha", "eval_batch",
-                                                                            "value_mix")]]))
-    for name in names:
-        key = "rave, grave_ref" if name == "rave" else name
-        f = declared.get(key)
-        cells = []
-        for col in cols:
-            excluded = dict(f.excludes).get(col) if f is not None else None
-            cells.append("no: " + excluded if excluded else "yes")
-        shown = {"rave": "rave, grave_ref", "fpu": "fpu, fpu_reduction", "widen_k": "widen_k, widen_alpha",
-                 "evaluator": "evaluator, eval_batch, value_mix"}.get(name, name)
-        rows.append(f"| `{shown}` | " + " | ".join(cells) + f" | {f.game_needs if f is not None else ''} |")
+    f = declared.get(_ROW_OF.get(row, row))
+    if f is not None and column in dict(f.excludes):
+        return "no: " + dict(f.excludes)[column]
+    col = declared.get(column)
+    if col is not None:
+        note = dict(col.notes).get(row)
+        if note:
+            return note
+    return "yes"
+
+
+def combination_table() -> str:
+    """The Markdown table of docs/options.md: each option against each column (module docstring)."""
+    cols = list(COLUMNS)
+    declared = {f.row: f for f in FEATURES if f.row}
+    rows = ["| option | " + " | ".join(cols) + " | needs from the game |", "|---" * (len(cols) + 2) + "|"]
+    for name in TABLE_ROWS:
+        f = declared.get(_ROW_OF.get(name, name))
+        cells = [_cell(name, col) for col in cols]
+        rows.append(f"| `{_SHOWN.get(name, name)}` | " + " | ".join(cells) + f" | {f.game_needs if f else ''} |")
     return "\n".join(rows) + "\n"
+
+
+def options_table() -> str:
+    """The Markdown table of docs/options.md listing every declared option (treepolicies.mcts.options)."""
+    from treepolicies.mcts.options import OPTIONS
+
+    rows = ["| option | default | values | what it does |", "|---|---|---|---|"]
+    for name, opt in OPTIONS.items():
+        p = opt.param
+        if p.choices:
+            values = " \\| ".join(p.choices)
+        elif opt.kind == "param" and isinstance(p.default, bool):
+            values = "true \\| false"
+        elif opt.kind in ("param", "optional"):
+            lo = "(" if p.low_open else "["
+            values = (f"{int(p.low)}..{int(p.high)}" if opt.integer else f"{lo}{p.low:g}, {p.high:g}]")
+            if opt.kind == "optional":
+                values += " or none"
+        else:
+            values = {"name": "a name the game offers", "bounds": "lo:hi", "fpu": "inf \\| parent \\| [0, 1]",
+                      "evaluator": "a function or a registered name", "policy": "a policy spec or none",
+                      "auto": "true \\| false \\| auto"}[opt.kind]
+        default = "none" if p.default is None else (str(p.default).lower() if isinstance(p.default, bool)
+                                                    else str(p.default))
+        rows.append(f"| `{name}` | {default} | {values} | {p.doc} |")
+    return "\n".join(rows) + "\n"
+
+
+BEGIN, END = "<!-- begin: generated by python -m treepolicies.mcts.write_docs -->", "<!-- end: generated -->"
+
+
+def generated_docs() -> str:
+    """The generated part of docs/options.md (between BEGIN and END)."""
+    lines = []
+    for f in FEATURES:
+        if f.row.startswith("parallel="):
+            for column, reason in f.excludes:
+                lines.append(f"- `{f.row}` does not combine with a {column}: {reason}.")
+            for what, _, _ in f.needs:
+                lines.append(f"- `{f.row}` needs {what}.")
+    return (f"{BEGIN}\n\n### Every option\n\n{options_table()}\n### What combines with what\n\n"
+            f"{combination_table()}\nThe executors themselves:\n\n" + "\n".join(lines) + f"\n\n{END}")
+
+
+def write_docs(path: str) -> None:
+    """Rewrite the generated part of ``path`` (docs/options.md) from the declarations."""
+    with open(path) as fh:
+        text = fh.read()
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    with open(path, "w") as fh:
+        fh.write(head + generated_docs() + tail)
+

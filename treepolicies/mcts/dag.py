@@ -67,7 +67,7 @@ from treepolicies.mcts.options import FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_R
 from treepolicies.mcts.view import prior_rows, widened
 
 __all__ = ["DagArrays", "new_dag", "grow_dag", "dag_bytes_per_row", "lookup", "insert", "link", "mask_proven",
-           "pick", "pick_view", "first_play_urgency", "grave_reference", "prove", "prove_path", "backup_path",
+           "pick", "pick_view", "first_play_urgency", "grave_reference", "prove", "prove_path", "prove_path_locked", "backup_path",
            "virtual_loss_path", "root_proofs", "offers_hash", "python_key", "extract_subdag", "reroot_dag",
            "new_root"]
 
@@ -279,11 +279,20 @@ def prove(tree, dag, q):
 
 
 @nb.njit(cache=True, nogil=True)
-def prove_path(tree, dag, path, depth, locks):
+def prove_path(tree, dag, path, depth):
     """After an iteration that reached a proven position: proofs go up its path ``path[:depth]``
-    (:func:`prove` at each position that chose an edge of it) while they hold; ``locks`` a lock word
-    per row (tree parallelism: each position proven under its lock) or a placeholder."""
-    locked = locks.shape[0] == tree.parent.shape[0]
+    (:func:`prove` at each position that chose an edge of it) while they hold."""
+    _prove_path(tree, dag, path, depth, tree.meta, False)
+
+
+@nb.njit(cache=True, nogil=True)
+def prove_path_locked(tree, dag, path, depth, locks):
+    """:func:`prove_path` for tree parallelism: each position proven under its lock."""
+    _prove_path(tree, dag, path, depth, locks, True)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _prove_path(tree, dag, path, depth, locks, locked):
     for i in range(depth - 1, -1, -1):
         q = tree.parent[path[i]]
         if locked:

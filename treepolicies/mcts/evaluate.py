@@ -44,34 +44,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from treepolicies.mcts.executors import drive, grow, scratch
-from treepolicies.mcts.loops import EvalBatch
-from treepolicies.mcts.steps import FULL_STATUS, LEAF_PLAYOUT, RUNNING
 
-__all__ = ["EVALUATORS", "register_evaluator", "get_evaluator", "run_evaluated", "new_batch", "MAX_BATCH"]
+from treepolicies.mcts.executors import drive, grow, new_batch, scratch
+from treepolicies.mcts.loops import EvalBatch
+from treepolicies.mcts.steps import BAD_RAISE, FULL_STATUS, LEAF_PLAYOUT, RUNNING
+
+__all__ = ["run_evaluated", "MAX_BATCH"]
 
 MAX_BATCH = 4096
-
-#: name -> evaluator function (module docstring)
-EVALUATORS: dict = {}
-
-
-def register_evaluator(name: str, fn) -> None:
-    """Make ``fn`` (module docstring) known as ``evaluator=name`` in player specs and the command line."""
-    if not isinstance(name, str) or not name.strip() or not callable(fn):
-        raise ValueError(f"register_evaluator needs a name and a callable, got {name!r}, {fn!r}")
-    EVALUATORS[name.strip().lower()] = fn
-
-
-def get_evaluator(evaluator):
-    """A callable from a callable or a registered name (ValueError naming the registered ones)."""
-    if evaluator is None or callable(evaluator):
-        return evaluator
-    name = str(evaluator).strip().lower()
-    if name not in EVALUATORS:
-        raise ValueError(f"unknown evaluator {evaluator!r}; registered evaluators: "
-                         f"{', '.join(EVALUATORS) or '(none; treepolicies.register_evaluator in a --plugin file)'}")
-    return EVALUATORS[name]
 
 
 def _call(fn, states, moves, counts):
@@ -100,85 +80,109 @@ def _normalised(row, n):
     return p / p.sum()
 
 
-def new_batch(run, tree, size) -> EvalBatch:
-    """The arrays of a batch of ``size`` descents (treepolicies.mcts.loops.EvalBatch)."""
-    game = run.game
-    m = max(1, int(game.max_moves))
-    x = scratch(run, tree, np.zeros(4, np.uint64))
-    return EvalBatch(states=np.empty((size,) + game.state.shape, game.state.dtype),
-                     paths=np.empty((size, tree.capacity), np.int64), plies=np.empty((size, x.plies.shape[0]), np.int64),
-                     depth=np.zeros(size, np.int64), nplies=np.zeros(size, np.int64), leaf=np.zeros(size, np.int64),
-                     kind=np.zeros(size, np.int64), value=np.zeros(size), moves=np.full((size, m), -1, np.int64),
-                     counts=np.zeros(size, np.int64), priors=np.zeros((size, m)), evals=np.zeros(size),
-                     waiting=np.zeros(tree.capacity, np.int8))
+def _carried(old: EvalBatch, new: EvalBatch) -> EvalBatch:
+    """``new`` (arrays for the grown storage) holding ``old``'s descents."""
+    for name in EvalBatch._fields:
+        src, dst = getattr(old, name), getattr(new, name)
+        if name == "waiting":
+            continue
+        if name in ("paths", "plies"):
+            dst[:, :src.shape[1]] = src
+        else:
+            dst[...] = src
+    return new
 
 
-def run_evaluated(run, tree, stream, iterations, deadline, early, node_cap):
+def run_evaluated(run, tree, streams, iterations, deadline, early, node_cap):
     """The evaluator executor (module docstring): batches of ``eval_batch`` descents (compiled,
     treepolicies.mcts.loops.eval_descents), one call of the evaluator on the leaves that await it,
-    then their expansions and backups (compiled, eval_finish).  Returns (iterations, stop reason
-    or a BAD_* status)."""
+    then their expansions and backups (compiled, eval_finish).  With several streams (threads:
+    ``parallel`` tree or leaf) the descents of a batch, and then its leaves' expansions, playouts and
+    backups, are spread over the threads on the one storage (its locks and virtual losses:
+    treepolicies.mcts.parallel), and the evaluator is still called once per batch.  Returns
+    (iterations, stop reason or a BAD_* status)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     o = run.options
     descents, finish = run.entry("eval_descents"), run.entry("eval_finish")
     fn, size, mix = run.evaluator, int(o.eval_batch), float(o.value_mix)
+    threads = len(streams)
+    vl = run.vl if threads > 1 else 0.0
+    if threads > 1:
+        from treepolicies.mcts.parallel import new_par
+
+        tree.par = new_par(tree.capacity)
     state = {}
 
     def remake():
-        state["x"] = scratch(run, tree, stream.state)
-        state["b"] = new_batch(run, tree, size)
+        old = state.get("b")
+        waiting = np.zeros(tree.capacity, np.int32)
+        if old is not None:
+            waiting[:old[0].waiting.shape[0]] = old[0].waiting
+        path = (lambda: None) if threads == 1 else (lambda: np.empty(tree.capacity, np.int64))
+        state["x"] = [scratch(run, tree, st.state, path()) for st in streams]
+        share = -(-size // threads)
+        new = [new_batch(run, tree, share, waiting) for _ in streams]
+        state["b"] = [_carried(a, b) for a, b in zip(old, new)] if old is not None else new
 
     remake()
-    calls = [0]
+
+    def call(fn_, args_list):
+        if threads == 1:
+            return [fn_(*args_list[0])]
+        return [f.result() for f in [pool.submit(fn_, *a) for a in args_list]]
 
     def step(chunk, left):
         """One batch (``chunk`` bounds its size: the iterations left)."""
-        x, b = state["x"], state["b"]
         if o.solver and tree.proven[0] >= 0.0:
             return 0, 3  # PROVEN
         want = min(size, chunk)
-        k, status = descents(*run.args(tree, x), want, o.solver, run.max_depth(tree), b)
-        if status != RUNNING:
-            return 0, status
-        pending = np.flatnonzero(b.kind[:k] == LEAF_PLAYOUT)
-        if pending.size:
-            priors, values = _call(fn, b.states[pending], b.moves[pending], b.counts[pending])
-            calls[0] += 1
-            for j, i in enumerate(pending):
-                n = int(b.counts[i])
-                b.priors[i, :n] = _normalised(priors[j], n)
-                b.evals[i] = values[j]
-        done, status = finish(*run.args(tree, x), k, 0, o.solver, mix, b)
-        while status == FULL_STATUS:  # grow and go on with the leaves not yet done
-            if not _grow_batch():
-                b.waiting[:] = 0
-                return done, FULL_STATUS
-            x, b = state["x"], state["b"]
-            more, status = finish(*run.args(tree, x), k, 1, o.solver, mix, b)
-            done += more
-        if status == RUNNING and early and _leader(tree, left - done):
+        shares = [want // threads + (1 if t < want % threads else 0) for t in range(threads)]
+        max_depth = run.max_depth(tree)
+        out = call(descents, [(*run.args(tree, x, tree.par), w, o.solver, max_depth, vl, b)
+                              for x, w, b in zip(state["x"], shares, state["b"])])
+        ks = [k for k, _ in out]
+        bad = [st for _, st in out if st != RUNNING]
+        if not bad and run.abort[0] != 0:
+            bad = [BAD_RAISE]
+        if bad:
+            return 0, bad[0]
+        rows = [(t, i) for t, (b, k) in enumerate(zip(state["b"], ks)) for i in np.flatnonzero(b.kind[:k] == LEAF_PLAYOUT)]
+        if rows:
+            bs = state["b"]
+            priors, values = _call(fn, np.stack([bs[t].states[i] for t, i in rows]),
+                                   np.stack([bs[t].moves[i] for t, i in rows]),
+                                   np.array([bs[t].counts[i] for t, i in rows], np.int64))
+            for j, (t, i) in enumerate(rows):
+                n = int(bs[t].counts[i])
+                bs[t].priors[i, :n] = _normalised(priors[j], n)
+                bs[t].evals[i] = values[j]
+        done = 0
+        start = 0
+        todo = list(range(threads))
+        while todo:
+            out = call(finish, [(*run.args(tree, state["x"][t], tree.par), ks[t], start, o.solver, mix, vl,
+                                 state["b"][t]) for t in todo])
+            done += sum(n for n, _ in out)
+            status = next((st for _, st in out if st not in (RUNNING, FULL_STATUS)), RUNNING)
+            if status != RUNNING:
+                return done, status
+            todo = [t for t, (_, st) in zip(todo, out) if st == FULL_STATUS]
+            if todo:  # grow and go on with the leaves not yet done
+                if not grow(tree, node_cap):
+                    for b in state["b"]:
+                        b.waiting[:] = 0
+                    return done, FULL_STATUS
+                remake()
+                start = 1
+        if run.abort[0] != 0:
+            return done, BAD_RAISE
+        if early and _leader(tree, left - done):
             return done, 2  # EARLY
-        return done, status
+        return done, RUNNING
 
-    def _grow_batch():
-        old = state["b"]
-        if not grow(tree, node_cap):
-            return False
-        remake()
-        b = state["b"]
-        for name in EvalBatch._fields:  # the batch's descents carry over into the grown arrays
-            src, dst = getattr(old, name), getattr(b, name)
-            if name == "waiting":
-                dst[:src.shape[0]] = src
-            elif name == "paths":
-                dst[:, :src.shape[1]] = src
-            elif name == "plies":
-                dst[:, :src.shape[1]] = src
-            else:
-                dst[...] = src
-        return True
-
-    done, reason = drive(step, iterations, deadline, lambda: False)
-    return done, reason
+    with ThreadPoolExecutor(max(1, threads), thread_name_prefix="banditree-eval") as pool:
+        return drive(step, iterations, deadline, lambda: False, threads)
 
 
 def _leader(tree, remaining) -> bool:

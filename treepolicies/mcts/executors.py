@@ -29,10 +29,10 @@ from treepolicies.mcts.calls import game_key, position_key, prior_key, rollout_k
 from treepolicies.mcts.dag import grow_dag
 from treepolicies.mcts.options import O_PRIOR
 from treepolicies.mcts.parallel import grow_par, new_par, no_par
-from treepolicies.mcts.steps import (BAD_ARM, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, Config, Scratch,
+from treepolicies.mcts.steps import (BAD_ARM, BAD_RAISE, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, Config, Scratch,
                                      config_key)
 
-__all__ = ["Run", "drive", "scratch", "grow", "fail", "run_single", "run_tree", "run_leaf", "STOP_REASONS"]
+__all__ = ["Run", "drive", "scratch", "new_batch", "grow", "fail", "run_single", "run_tree", "run_leaf", "STOP_REASONS"]
 
 STOP_REASONS = {RUNNING: "iterations", FULL_STATUS: "node_cap", EARLY: "early", PROVEN: "proven"}
 
@@ -49,7 +49,7 @@ class Run:
     options   the SearchOptions; ``bounds`` the reward bounds in force (None: [0, 1])
     executor  "single", "tree" or "leaf"; ``threads`` and ``vl`` (virtual loss)
     compiled  a compiled search (else the Python driver); ``specialize``: the policy's code
-              compiled into the loop
+              compiled into the loop (True), not (False), or "auto" (:meth:`Run.prepare`)
     """
 
     def __init__(self, game, policy, options, bounds, *, root=None, executor="single", threads=1, vl=1,
@@ -57,8 +57,12 @@ class Run:
         self.game, self.policy, self.options, self.bounds = game, policy, options, bounds
         self.root = root if root is not None else policy
         self.rooted = root is not None
+        if options.evaluator is not None and executor == "leaf":
+            executor = "tree"  # (the evaluator's threads share the storage either way: treepolicies.mcts.evaluate)
         self.executor, self.threads, self.vl = executor, int(threads), float(vl)
         self.compiled = compiled
+        self.errors = None                  # the KernelErrors of the running search (bandits.compiling)
+        self.abort = np.zeros(1, np.int64)  # its flag (a placeholder until the search runs)
         self.evaluator = options.evaluator_fn()
         self.opts = options.array(bounds)
         if self.evaluator is not None:
@@ -70,14 +74,18 @@ class Run:
         self.pkey = None
         self.config = self.ckey = None
         self.root_state = None
+        self.auto, self.candidate = False, None
         if not compiled:
             return
         self.root_state = game.state.copy()
+        self.auto = specialize == "auto"
+        self.candidate = None  # the policy key a specialised loop would take
         if specialize:
             from bandits.registry import policy_key
 
             key, python = policy_key(policy)
-            self.pkey = None if python else key
+            self.candidate = None if python else key
+            self.pkey = None if self.auto else self.candidate
         enhanced = not options.plain
         self.config = Config(
             game=game_key(game.kernels), storage="dag" if options.transpositions else "tree", executor=executor,
@@ -109,7 +117,10 @@ class Run:
 
     def prepare(self, tree) -> None:
         """Compile (or load) this run's entry points before the clock starts (once per process and kind
-        of argument: a player searches every move)."""
+        of argument: a player searches every move).  With ``specialize="auto"`` the specialised loop
+        is taken when it is compiled already, in this process or on disk (:func:`_auto_choice`)."""
+        if self.auto and self.candidate is not None:
+            self.pkey = self.candidate if _auto_choice(self, tree) else None
         what = (self.ckey, self.pkey, self.policy.kernels, self.root.kernels, self.root_state.dtype, self.executor)
         if what in Run._PREPARED:
             return
@@ -125,11 +136,11 @@ class Run:
             x = scratch(self, tree, rng)
             head = self.args(tree, x)
             if self.evaluator is not None:
-                from treepolicies.mcts.evaluate import new_batch
-
                 b = new_batch(self, tree, 1)
-                self.entry("eval_descents")(*head, 0, False, 1, b)
-                self.entry("eval_finish")(*head, 0, 0, False, 0.0, b)
+                if self.executor == "tree":
+                    head = self.args(tree, x, new_par(tree.capacity))
+                self.entry("eval_descents")(*head, 0, False, 1, 0.0, b)
+                self.entry("eval_finish")(*head, 0, 0, False, 0.0, 0.0, b)
             elif self.executor == "single":
                 self.entry("single")(*head, 0, False, -1, self.max_depth(tree))
             elif self.executor == "tree":
@@ -148,6 +159,117 @@ class Run:
 
 
 _NO_PAR = no_par()
+
+#: specialize="auto": after this many seconds of search in one process with the shared loop of one
+#: config and policy (a long run: a match, a tournament, a GTP game), the specialised loop is
+#: compiled in a background thread and taken over by the searches that follow (the same results)
+AUTO_SPECIALIZE_AFTER = 20.0
+_AUTO: dict = {}  # (config key, policy key) -> {"spent": seconds, "state": None | "compiling" | "ready", "sigs": ...}
+
+
+def _auto_entries(run) -> list:
+    if run.evaluator is not None:
+        return ["eval_descents", "eval_finish"]
+    return [{"single": "single", "tree": "tree_worker", "leaf": "leaf_master"}[run.executor]]
+
+
+def _auto_args(run, tree, which):
+    """The arguments the entry ``which`` is called with (their types are its signature)."""
+    x = scratch(run, tree, np.zeros(4, np.uint64))
+    par = new_par(1) if run.executor == "tree" else None
+    head = run.args(tree, x, par)
+    depth = run.max_depth(tree)
+    if which == "single":
+        return head + (0, False, -1, depth)
+    if which == "tree_worker":
+        return head + (0, False, -1, depth, 0.0, 1.0, np.zeros(4, np.int64))
+    if which == "leaf_master":
+        states, values, rngs, plies, nplies, sync = _leaf_arrays(run, tree, x, [x.rng])
+        return head + (0, False, -1, depth, states, values, rngs, plies, nplies, sync)
+    b = new_batch(run, tree, 1)
+    if which == "eval_descents":
+        return head + (0, False, depth, 0.0, b)
+    return head + (0, 0, False, 0.0, 0.0, b)
+
+
+def _auto_choice(run, tree) -> bool:
+    """True when the specialised entries of ``run`` are compiled: in this process, or on numba's disk
+    cache (loaded, not compiled).  Else the shared loop runs, and :func:`auto_account` may start
+    compiling the specialised one in the background."""
+    import numba
+
+    key = (run.ckey, run.candidate)
+    entry = _AUTO.setdefault(key, {"spent": 0.0, "state": None, "sigs": None})
+    if entry["sigs"] is not None:  # (probed once per process: then the state says it)
+        return entry["state"] == "ready"
+    sigs = []
+    ready = True
+    for which in _auto_entries(run):
+        disp = loops.build(which, run.ckey, run.candidate)
+        sig = tuple(numba.typeof(a) for a in _auto_args(run, tree, which))
+        sigs.append((disp, sig))
+        if sig not in disp.overloads and not _load_cached(disp, sig):
+            ready = False
+    entry["sigs"] = sigs
+    if ready:
+        entry["state"] = "ready"
+    return ready
+
+
+def _load_cached(disp, sig) -> bool:
+    """Load the overload of ``disp`` for argument types ``sig`` from numba's disk cache, without
+    compiling (what Dispatcher.compile does first); False if the cache has none."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    try:
+        with global_compiler_lock:
+            cres = disp._cache.load_overload(sig, disp.targetctx)
+            if cres is None:
+                return False
+            disp._cache_hits[sig] += 1
+            if not cres.objectmode:
+                disp.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+            disp.add_overload(cres)
+            return True
+    except Exception:  # pragma: no cover - a numba without this interface: the shared loop runs
+        return False
+
+
+def auto_account(run, seconds) -> None:
+    """Count ``seconds`` of search with the shared loop for ``run``'s config and policy; past
+    AUTO_SPECIALIZE_AFTER, compile the specialised loop in a background thread (once per process;
+    it says so on stderr), for the searches that follow."""
+    if not run.auto or run.candidate is None or run.pkey is not None:
+        return
+    entry = _AUTO.get((run.ckey, run.candidate))
+    if entry is None or entry["state"] is not None or entry["sigs"] is None:
+        return
+    entry["spent"] += seconds
+    if entry["spent"] < AUTO_SPECIALIZE_AFTER:
+        return
+    entry["state"] = "compiling"
+    import sys
+    import threading
+
+    name = f"{_name(run.game)} with {run.policy.name!r}"
+    sigs = entry["sigs"]
+
+    def work():
+        start = time.perf_counter()
+        print(f"banditree: compiling a faster search loop for {name} in the background (a long run; first run "
+              "only, cached on disk afterwards) ...", file=sys.stderr, flush=True)
+        try:
+            for disp, sig in sigs:
+                disp.compile(sig)
+        except Exception as exc:  # pragma: no cover - the shared loop goes on; say why once
+            print(f"banditree: the faster loop for {name} did not compile ({type(exc).__name__}: {exc}); the shared "
+                  "loop goes on", file=sys.stderr, flush=True)
+            return
+        entry["state"] = "ready"
+        print(f"banditree: compiled the faster search loop for {name} in {time.perf_counter() - start:.1f} s; the "
+              "searches from now on use it", file=sys.stderr, flush=True)
+
+    threading.Thread(target=work, name="banditree-specialize", daemon=True).start()
 
 
 def _no_dag():
@@ -170,7 +292,21 @@ def scratch(run, tree, rng, path=None) -> Scratch:
     return Scratch(s=np.empty_like(game.state), valid=np.ones(m, np.bool_), work=np.empty(m),
                    moves=np.empty(m, np.int64), shown=np.empty((rows, m)), pbuf=np.empty(m), plies=plies,
                    seen=np.full(2 * codes, -1, np.int64), cmap=np.full(codes, -1, np.int64),
-                   path=tree.path if path is None else path, rng=rng)
+                   path=tree.path if path is None else path, rng=rng, abort=run.abort)
+
+
+def new_batch(run, tree, size, waiting=None) -> loops.EvalBatch:
+    """The arrays of a batch of ``size`` descents (treepolicies.mcts.loops.EvalBatch); ``waiting`` the
+    array shared by the batches of several threads (default: a new one)."""
+    game = run.game
+    m = max(1, int(game.max_moves))
+    x = scratch(run, tree, np.zeros(4, np.uint64))
+    return loops.EvalBatch(states=np.empty((size,) + game.state.shape, game.state.dtype),
+                     paths=np.empty((size, tree.capacity), np.int64), plies=np.empty((size, x.plies.shape[0]), np.int64),
+                     depth=np.zeros(size, np.int64), nplies=np.zeros(size, np.int64), leaf=np.zeros(size, np.int64),
+                     kind=np.zeros(size, np.int64), value=np.zeros(size), moves=np.full((size, m), -1, np.int64),
+                     counts=np.zeros(size, np.int64), priors=np.zeros((size, m)), evals=np.zeros(size),
+                     waiting=np.zeros(tree.capacity, np.int32) if waiting is None else waiting)
 
 
 def grow(tree, node_cap) -> bool:
@@ -187,7 +323,13 @@ def grow(tree, node_cap) -> bool:
 
 
 def fail(run, status) -> None:
-    """The one error of a BAD_ARM or BAD_REWARD status (a policy's or a game's), in one line."""
+    """The one error of a BAD_ARM, BAD_RAISE or BAD_REWARD status (a policy's or a game's), in one line."""
+    exc = run.errors.error if run.errors is not None else None
+    if status == BAD_RAISE or exc is not None:  # (a kernel that raised returned a default: a BAD_ARM, say)
+        who = f"node policy {run.policy.spec!r}" + (f" or root policy {run.root.spec!r}" if run.rooted else "")
+        what = f"{type(exc).__name__}: {exc}" if exc is not None else "an exception"
+        raise ValueError(f"{who} raised {what} in one of its kernels during the search (the search stopped; "
+                         "nothing of it is kept)")
     if status == BAD_ARM:
         raise ValueError(f"node policy {run.policy.spec!r}: its select kernel returned an arm outside 0..K-1 "
                          "(a kernel must return the index of a valid arm)")
@@ -220,7 +362,7 @@ def drive(step, iterations, deadline, grow_storage, threads=1):
         if status == FULL_STATUS:
             if not grow_storage():
                 return done, "node_cap"
-        elif status in (BAD_ARM, BAD_REWARD):
+        elif status in (BAD_ARM, BAD_REWARD, BAD_RAISE):
             return done, status
         elif status != RUNNING:
             return done, STOP_REASONS[status]

@@ -18,8 +18,8 @@ whole budget at the start of the call, for the early stop of a robust final move
         playout of slot k >= 1 is played by thread k or, if thread k has not taken it when slot 0
         is done, by thread 0 (a compare-and-swap on its claim word), with stream ``rngs[k]`` from
         ``states[k]``, so the result does not depend on who played it
-    eval_descents(... as single but n_iter: want ..., batch) -> (descents, status)
-    eval_finish(... , k, start, mix, batch) -> (iterations, status)
+    eval_descents(... as single but n_iter: want ..., vl, batch) -> (descents, status)
+    eval_finish(... , k, start, solver, mix, vl, batch) -> (iterations, status)
         the two compiled halves of a batch of the leaf-evaluator executor
         (treepolicies.mcts.evaluate): up to ``want`` descents with a virtual loss between them;
         then, with the evaluator's priors and values in ``batch``, the expansions and backups
@@ -39,9 +39,9 @@ from bandits.stats import COUNT
 from treepolicies.mcts import calls
 from treepolicies.mcts.atomics import atomic_add, atomic_cas, atomic_load, atomic_xchg, cpu_yield
 from treepolicies.mcts.parallel import leader_safe_locked, undo
-from treepolicies.mcts.steps import (BAD_REWARD, EARLY, FULL_STATUS, LEAF_PLAYOUT, LEAF_TERMINAL, PROVEN, RUNNING,
-                                     _position, backup_step, config_of_game, descend, expand_with, iterate,
-                                     leaf_exact, playout_value, prove_leaf, virtual_loss_leaf)
+from treepolicies.mcts.steps import (BAD_RAISE, BAD_REWARD, EARLY, FULL_STATUS, LEAF_PLAYOUT, LEAF_TERMINAL, PROVEN, RUNNING,
+                                     position_of, backup_step, config_of_game, descend, expand_with, iterate,
+                                     leaf_exact, playout_value, prove_leaf, virtual_loss_leaf, claim, undo_descent, is_locked)
 from treepolicies.mcts.tree import leader_is_safe
 
 __all__ = ["build", "EvalBatch", "C_CLAIMED", "C_STOP", "L_GEN", "L_NODE", "L_DEPTH", "L_QUIT", "L_CLAIM",
@@ -62,8 +62,9 @@ class EvalBatch(NamedTuple):
     (RAVE); depth (B,), nplies (B,), leaf (B,) the row each ended at, kind (B,) steps.LEAF_*,
     value (B,) float64 the exact leaves' values; moves (B, M) int64 and counts (B,) the legal moves
     of the leaves awaiting the evaluator (padded with -1); priors (B, M) and evals (B,) float64 the
-    evaluator's normalised priors and values (written between the halves); waiting (C,) int8 the
-    positions awaiting the evaluator (all 0 between batches).
+    evaluator's normalised priors and values (written between the halves); waiting (C,) int32 the
+    positions awaiting the evaluator (all 0 between batches; one array shared by the batches of all
+    threads).
     """
 
     states: np.ndarray
@@ -95,6 +96,8 @@ def _single(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, 
                                max_depth)
         if status != RUNNING:
             return done, status
+        if x.abort[0] != 0:
+            return done, BAD_RAISE
         done += 1
         if early >= 0 and leader_is_safe(tree, early - done):
             return done, EARLY
@@ -134,7 +137,9 @@ def _tree_worker(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, o
         backup_step(cfg, pk, params, pkr, rparams, tree, dag, par, node, x.path, depth, value, x, x.plies, n_plies,
                     solver, opts, vl, solver and kind == LEAF_TERMINAL)
         mine += 1
-        if solver and tree.proven[0] >= 0.0:
+        if x.abort[0] != 0:
+            _stop(ctl, BAD_RAISE)
+        elif solver and tree.proven[0] >= 0.0:
             _stop(ctl, PROVEN)
         elif early >= 0 and (mine & 7) == 0 and leader_safe_locked(tree, early - (tree.stats[COUNT, 0] - c_start),
                                                                     vl, par):
@@ -212,6 +217,9 @@ def _leaf_master(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, o
                 done += 1
                 if early >= 0 and leader_is_safe(tree, early - done):
                     break
+        if x.abort[0] != 0:
+            status = BAD_RAISE
+            break
         if early >= 0 and leader_is_safe(tree, early - done):
             status = EARLY
             break
@@ -238,28 +246,33 @@ def _leaf_helper(cfg, k, tree, states, values, rngs, plies, nplies, sync, opts):
 
 
 @nb.njit(cache=True, inline="always")
-def _eval_descents(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, want, solver, max_depth, b):
+def _eval_descents(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, want, solver, max_depth, vl,
+                   b):
     """Up to ``want`` descents, each to a leaf that is exact (proven or terminal: its value in
     ``b.value``, a terminal one proven at once with the solver) or awaits the evaluator (its legal
-    moves in ``b.moves``); a descent that reaches a position already awaiting ends the batch and is
-    not counted.  Each counted descent adds a virtual loss on its path.  (descents, status)."""
+    moves in ``b.moves``); a descent that reaches a position already awaiting (in any thread's batch)
+    ends the batch and is not counted.  Each counted descent keeps a virtual loss on its path (one
+    thread: added after the descent; tree parallelism: V per step, as its iterations do).
+    (descents, status)."""
     g = config_of_game(cfg)
     k = 0
     while k < want:
-        status, node, depth = descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, 0.0,
+        status, node, depth = descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl,
                                       max_depth)
         if status != RUNNING:
+            undo_descent(cfg, tree, x.path, depth, vl, par)
             return k, status
         exact, value, kind = leaf_exact(cfg, tree, dag, node, x.s, opts, solver)
-        q = _position(cfg, dag, node)
+        q = position_of(cfg, dag, node)
         if exact:
             if not (0.0 <= value <= 1.0):
+                undo_descent(cfg, tree, x.path, depth, vl, par)
                 return k, BAD_REWARD
             prove_leaf(cfg, tree, dag, node, value, solver and kind == LEAF_TERMINAL)
         else:
-            if b.waiting[q] != 0:  # a collision: the batch ends here
+            if not claim(cfg, b.waiting, q):  # a collision: the batch ends here
+                undo_descent(cfg, tree, x.path, depth, vl, par)
                 break
-            b.waiting[q] = 1
             row = b.moves[k]
             row[:] = -1
             b.counts[k] = calls.legal(g, x.s, row)
@@ -277,13 +290,14 @@ def _eval_descents(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x,
 
 
 @nb.njit(cache=True, inline="always")
-def _eval_finish(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, k, start, solver, mix, b):
+def _eval_finish(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, k, start, solver, mix, vl, b):
     """The second half of a batch of ``k`` descents: the virtual losses removed, the exact leaves
     backed up, then each evaluated leaf expanded with its priors and backed up with
     ``(1 - mix) v + mix z`` (v the evaluator's value for the leaf's mover, z a playout's).
     (iterations recorded, status).  FULL_STATUS: no room for an expansion; once the storage has
     grown, call again with ``start`` = 1, which goes on with the evaluated leaves not yet done."""
     g = config_of_game(cfg)
+    locked = is_locked(cfg)
     done = 0
     if start == 0:
         for i in range(k):
@@ -291,17 +305,18 @@ def _eval_finish(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, o
         for i in range(k):
             if b.kind[i] != LEAF_PLAYOUT:
                 backup_step(cfg, pk, params, pkr, rparams, tree, dag, par, b.leaf[i], b.paths[i], b.depth[i],
-                            b.value[i], x, b.plies[i], b.nplies[i], solver, opts, 0.0, False)
+                            b.value[i], x, b.plies[i], b.nplies[i], solver, opts, vl,
+                            locked and solver and b.kind[i] == LEAF_TERMINAL)
                 done += 1
     for i in range(k):
         if b.kind[i] != LEAF_PLAYOUT:
             continue
         node = b.leaf[i]
-        q = _position(cfg, dag, node)
+        q = position_of(cfg, dag, node)
         s = b.states[i]
         to_move = calls.to_move(g, s)
         if expand_with(cfg, pk, params, pkr, rparams, tree, dag, q, b.moves[i], b.counts[i], b.priors[i], to_move,
-                       x) != 0:
+                       x, opts) != 0:
             return done, FULL_STATUS
         who = tree.mover[node]
         v = b.evals[i] if who == to_move else 1.0 - b.evals[i]
@@ -314,7 +329,7 @@ def _eval_finish(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, o
                 return done, BAD_REWARD
             value = (1.0 - mix) * v + mix * z
         backup_step(cfg, pk, params, pkr, rparams, tree, dag, par, node, b.paths[i], b.depth[i], value, x, b.plies[i],
-                    n_plies, solver, opts, 0.0, False)
+                    n_plies, solver, opts, vl, False)
         b.waiting[q] = 0
         b.kind[i] = -1  # (done: a call after growth goes on after it)
         done += 1
@@ -398,31 +413,33 @@ def _make_leaf_helper(ckey, pkey):
 def _make_eval_descents(ckey, pkey):
     if pkey is None:
         @nb.njit(cache=True, nogil=True, error_model="numpy")
-        def eval_descents(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, want, solver, max_depth, b):
+        def eval_descents(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, want, solver, max_depth, vl,
+                          b):
             return _eval_descents(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, want, solver,
-                                  max_depth, b)
+                                  max_depth, vl, b)
         return eval_descents
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def eval_descents_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, want, solver, max_depth,
-                             b):
+                             vl, b):
         return _eval_descents(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, want, solver,
-                              max_depth, b)
+                              max_depth, vl, b)
     return eval_descents_policy
 
 
 def _make_eval_finish(ckey, pkey):
     if pkey is None:
         @nb.njit(cache=True, nogil=True, error_model="numpy")
-        def eval_finish(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, k, start, solver, mix, b):
+        def eval_finish(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, k, start, solver, mix, vl, b):
             return _eval_finish(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, k, start, solver,
-                                mix, b)
+                                mix, vl, b)
         return eval_finish
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
-    def eval_finish_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, k, start, solver, mix, b):
+    def eval_finish_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, k, start, solver, mix, vl,
+                           b):
         return _eval_finish(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, k, start, solver,
-                            mix, b)
+                            mix, vl, b)
     return eval_finish_policy
 
 

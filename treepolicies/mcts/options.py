@@ -41,8 +41,8 @@ MAX_GRAVE_REF = 10 ** 9
 
 #: layout of SearchOptions.array() (what compiled code reads)
 O_RAVE, O_K, O_MSE, O_BIAS, O_REF, O_CAP, O_LO, O_SCALE, O_OPP = range(9)
-O_FPU_MODE, O_FPU, O_PRIOR, O_WIDEN_K, O_WIDEN_A = range(9, 14)
-N_OPTS = 14
+O_FPU_MODE, O_FPU, O_PRIOR, O_WIDEN_K, O_WIDEN_A, O_NOISE, O_NOISE_A = range(9, 16)
+N_OPTS = 16
 FPU_INF, FPU_VALUE, FPU_PARENT = 0, 1, 2
 
 
@@ -129,6 +129,11 @@ OPTIONS: dict[str, Option] = {
     "value_mix": _p(0.0, low=0.0, high=1.0, doc="weight of a playout's result in the backed-up value"),
     "transpositions": _p(False, doc="positions reached by different move orders share one node (a DAG: "
                                     "treepolicies.mcts.dag)"),
+    "root_noise": _p(0.0, low=0.0, high=1.0, doc="eps: Dirichlet noise on the root's priors when it is expanded, "
+                                                 "P = (1 - eps) p + eps Dir(alpha) (AlphaZero; Silver et al. 2017); "
+                                                 "0 = off"),
+    "root_noise_alpha": _p(0.3, low=0.0, high=100.0, low_open=True,
+                           doc="alpha of the root's Dirichlet noise (AlphaZero: 0.3 chess, 0.03 Go)"),
 }
 
 OPTION_KEYS = tuple(OPTIONS)
@@ -140,7 +145,7 @@ def _number(name, value, opt: Option):
     p = opt.param
     bad = isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
     if opt.integer and not bad:
-        bad = not math.isfinite(float(value)) or not float(value).is_integer()
+        bad = not isinstance(value, (int, np.integer))  # (2.0 is not an integer count)
     if not bad:
         v = float(value)
         bad = not math.isfinite(v) or (p.low is not None and (v < p.low or (p.low_open and v == p.low))) or \
@@ -245,16 +250,23 @@ class _Record:
     def plain(self) -> bool:
         """True when no enhancement is on (the plain iteration runs)."""
         return all(getattr(self, k) == OPTIONS[k].default for k in ENHANCEMENT_KEYS if k not in
-                   ("rave_schedule", "rave_k", "rave_bias", "widen_alpha", "eval_batch", "value_mix"))
+                   ("rave_schedule", "rave_k", "rave_bias", "widen_alpha", "eval_batch", "value_mix",
+                    "root_noise_alpha"))
 
     @property
     def view(self) -> bool:
         """True when the node policies see a view of NVIEW rows (priors or first-play urgency)."""
-        return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None or self.evaluator is not None
+        return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None or self.evaluator is not None \
+            or self.root_noise > 0.0
+
+    @property
+    def stores_priors(self) -> bool:
+        """True when the tree keeps a prior per node (a prior kernel, an evaluator or the root's noise)."""
+        return self.prior != "uniform" or self.evaluator is not None or self.root_noise > 0.0
 
     def evaluator_fn(self):
         """The leaf evaluator as a function (a registered name looked up), or None."""
-        from treepolicies.mcts.evaluate import get_evaluator
+        from treepolicies.mcts.evaluators import get_evaluator
 
         return get_evaluator(self.evaluator)
 
@@ -300,9 +312,11 @@ class _Record:
             a[O_FPU_MODE], a[O_FPU] = FPU_PARENT, self.fpu_reduction or 0.0
         elif self.fpu != "inf":
             a[O_FPU_MODE], a[O_FPU] = FPU_VALUE, self.fpu
-        a[O_PRIOR] = 0.0 if self.prior == "uniform" else 1.0
+        a[O_PRIOR] = 1.0 if self.prior != "uniform" or self.root_noise > 0.0 else 0.0
         a[O_WIDEN_K] = 0.0 if self.widen_k is None else self.widen_k
         a[O_WIDEN_A] = self.widen_alpha
+        a[O_NOISE] = self.root_noise
+        a[O_NOISE_A] = self.root_noise_alpha
         return a
 
 
@@ -338,7 +352,13 @@ def _parse(key: str, opt: Option, raw: str, spec: str):
     except ValueError as exc:
         if kind in ("auto",) or (kind == "param" and isinstance(p.default, bool)):
             raise
-        want = "an integer" if opt.integer else ("lo:hi" if kind == "bounds" else "a number")
+        p = opt.param
+        if kind == "bounds":
+            want = "lo:hi (two numbers, lo < hi)"
+        elif opt.integer:
+            want = f"an integer in {int(p.low)}..{int(p.high)}"
+        else:
+            want = f"a number in {'(' if p.low_open else '['}{p.low:g}, {p.high:g}]"
         raise ValueError(f"{key} must be {want} in player spec {spec!r}, got {raw!r}") from exc
 
 

@@ -27,13 +27,11 @@ from treepolicies.mcts.amaf import amaf_update, amaf_update_path
 from treepolicies.mcts.dag import (backup_path, grave_reference, link, pick, pick_view, prove_path, python_key)
 from treepolicies.mcts.executors import drive, grow
 from treepolicies.mcts.options import O_REF
-from treepolicies.mcts.steps import BAD_ARM, BAD_REWARD, FULL_STATUS, RUNNING
-from treepolicies.mcts.tree import FULL, Tree, backup, expand, leader_is_safe, mark_terminal, should_expand
-from treepolicies.mcts.view import descend_known, order_by_prior, select_node
+from treepolicies.mcts.steps import BAD_ARM, BAD_RAISE, BAD_REWARD, FULL_STATUS, RUNNING
+from treepolicies.mcts.tree import FULL, Tree, backup_rooted, expand, leader_is_safe, mark_terminal, should_expand
+from treepolicies.mcts.view import descend_known, order_by_prior, root_noise, select_node
 
 __all__ = ["run_python", "prepare", "playout", "reward_of", "code_of"]
-
-_NO_LOCKS = np.zeros(1, np.int32)
 
 
 def code_of(tree, move) -> int:
@@ -171,6 +169,10 @@ class _Iteration:
             run.prior(g.state, game_moves, len(legal), pbuf)
             order_by_prior(game_moves, pbuf, len(legal))
             legal = [int(mv) for mv in game_moves]
+        if pbuf is None and tree.has_prior:  # (the tree keeps priors: the root's noise; uniform ones elsewhere)
+            pbuf = np.full(len(legal), 1.0 / len(legal))
+        if q == 0 and pbuf is not None:
+            root_noise(pbuf, len(legal), run.opts, self.stream.state)  # (eps = 0: nothing drawn)
         codes = np.array([code_of(tree, mv) for mv in legal], np.int64)
         sc.codes(len(tree.objects))
         pol = run.root if (run.rooted and q == 0) else run.policy
@@ -256,7 +258,7 @@ class _Iteration:
             return BAD_REWARD
         pol, root = run.policy, run.root
         if dag is None:
-            backup(arrays, node, value, pol.kernels, pol.params, root.kernels, root.params, run.rooted, solver)
+            backup_rooted(arrays, node, value, pol.kernels, pol.params, root.kernels, root.params, run.rooted, solver)
         else:
             backup_path(pol.kernels, pol.params, root.kernels, root.params, run.rooted, arrays, dag, path, depth, who,
                         value)
@@ -264,11 +266,11 @@ class _Iteration:
             sc.codes(len(tree.objects))
             p = np.array(plies, np.int64)
             if dag is None:
-                amaf_update(arrays, node, p, len(plies), depth, sc.seen, value, self.opp, _NO_LOCKS)
+                amaf_update(arrays, node, p, len(plies), depth, sc.seen, value, self.opp)
             else:
-                amaf_update_path(arrays, path, p, len(plies), depth, sc.seen, who, value, self.opp, _NO_LOCKS)
+                amaf_update_path(arrays, path, p, len(plies), depth, sc.seen, who, value, self.opp)
         if solver and dag is not None and proven[q] >= 0.0:
-            prove_path(arrays, dag, path, depth, _NO_LOCKS)
+            prove_path(arrays, dag, path, depth)
         return RUNNING
 
 
@@ -284,6 +286,8 @@ def run_python(run, tree, stream, iterations, deadline, early, node_cap):
             status = it.once()
             if status != RUNNING:
                 return done, status
+            if run.abort[0] != 0:
+                return done, BAD_RAISE
             done += 1
             if early and leader_is_safe(tree.arrays, left - done):
                 return done, 2  # EARLY
@@ -296,25 +300,53 @@ _PREPARED: set = set()
 
 
 def prepare(run, tree) -> None:
-    """Compile (or load) the storage kernels the driver calls, before the clock: two iterations on a
-    scratch tree of the same kinds (once per process and kind of argument)."""
+    """Compile (or load) the storage kernels the driver calls, before the clock, on a scratch tree of
+    the same kinds (never the game: a user's game may hold state of its own); once per process and
+    kind of argument."""
     from bandits.compiling import notice
+    from treepolicies.mcts.dag import new_root
 
-    what = (run.policy.kernels, run.root.kernels, run.rooted, bool(run.options.solver), bool(run.options.rave),
-            run.options.view, tree.dag is not None, tree.has_prior)
+    what = (run.policy.kernels, run.root.kernels, bool(run.options.solver), tree.has_amaf, run.options.view,
+            tree.dag is not None, tree.has_prior)
     if what in _PREPARED:
         return
     with notice("the tree kernels"):
-        scratch = Tree(64, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf, prior=tree.has_prior)
-        scratch.init_root(tree.mover[0])
-        scratch.options, scratch.compiled, scratch.codes, scratch.objects = tree.options, False, {}, []
+        pol, root = run.policy, run.root
+        sc = _Scratch(NVIEW if run.options.view else NSTAT)
+        rng = make_stream(0).state
+        t = Tree(8, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf, prior=tree.has_prior)
+        t.init_root(0)
+        a = t.arrays
+        codes = np.arange(2, dtype=np.int64)
+        should_expand(a, 0)
+        for p in (pol, root):
+            expand(a, 0, codes, 2, 1, p.kernels, p.params, sc.valid)
+        for viewed in (False, True):
+            descend_known(a, pol.kernels, pol.params, root.kernels, root.params, run.rooted, sc.valid, rng, sc.work,
+                          bool(run.options.solver), a.path, run.opts, sc.view, sc.cmap, viewed)
+            for p in (pol, root):
+                select_node(a, 0, p.kernels, p.params, sc.valid, rng, sc.work, bool(run.options.solver), run.opts,
+                            sc.view, sc.cmap, viewed)
+        order_by_prior(np.arange(2, dtype=np.int64), np.ones(2), 2)
+        root_noise(np.full(2, 0.5), 2, run.opts, rng)
+        mark_terminal(a, 1, 0.5)
+        backup_rooted(a, 1, 0.5, pol.kernels, pol.params, root.kernels, root.params, run.rooted,
+                      bool(run.options.solver))
+        leader_is_safe(a, 1)
+        if tree.has_amaf:
+            amaf_update(a, 1, np.zeros(1, np.int64), 1, 1, np.full(8, -1, np.int64), 0.5, False)
         if tree.dag is not None:
-            from treepolicies.mcts.dag import new_root
-
-            new_root(scratch, python_key(run.game))
-        it = _Iteration(run, scratch, make_stream(0))
-        for _ in range(2):
-            if it.once() != RUNNING:
-                break
-        leader_is_safe(scratch.arrays, 1)
+            t.dag = None
+            new_root(t, 1)
+            d = t.dag
+            link(d, 1, 7)
+            for p in (pol, root):
+                pick(p.kernels, p.params, a, d, 0, sc.valid, rng, sc.work, bool(run.options.solver))
+                pick_view(p.kernels, p.params, a, d, 0, sc.valid, rng, sc.work, bool(run.options.solver), run.opts,
+                          sc.view, 0, sc.cmap)
+            grave_reference(d, a.path, 0, 1.0)
+            backup_path(pol.kernels, pol.params, root.kernels, root.params, run.rooted, a, d, a.path, 0, 0, 0.5)
+            prove_path(a, d, a.path, 0)
+            if tree.has_amaf:
+                amaf_update_path(a, a.path, np.zeros(1, np.int64), 1, 0, np.full(8, -1, np.int64), 0, 0.5, False)
     _PREPARED.add(what)

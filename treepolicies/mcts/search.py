@@ -28,10 +28,11 @@ import time
 import numpy as np
 
 from bandits import make_policy
+from bandits.compiling import kernel_errors
 from bandits.rng import Stream, make_stream
 from treepolicies.mcts import capabilities
 from treepolicies.mcts.dag import new_root, python_key, root_proofs
-from treepolicies.mcts.executors import Run, fail, run_leaf, run_single, run_tree
+from treepolicies.mcts.executors import Run, auto_account, fail, run_leaf, run_single, run_tree
 from treepolicies.mcts.options import Budget, SearchOptions, check_bounds
 from treepolicies.mcts.result import SearchResult, combine_root, position_key, result_of, reroot
 from treepolicies.mcts.tree import Tree
@@ -120,17 +121,18 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
     if compiled is None:
         compiled = has_kernels
     executor = _executor(options)
+    given = policy
     policy = bind_policy(policy, iterations)
     ctx = capabilities.Context(game=game, options=options, policy=policy, compiled=bool(compiled),
                                executor=executor, reuse=tree)
     capabilities.check(ctx)
     if executor == "root":
-        return _search_root(game, policy, iterations, seconds, seed, options, compiled)
+        return _search_root(game, given, iterations, seconds, seed, options, compiled)
     root = None
     if options.root_policy is not None:
         root = bind_policy(options.root_policy, iterations, "root_policy")
     bounds = game_bounds(game, options)
-    specialize = options.specialize is True and compiled
+    specialize = options.specialize if compiled else False
     run = Run(game, policy, options, bounds, root=root, executor=executor, threads=options.threads,
               vl=options.virtual_loss, compiled=compiled, specialize=specialize)
     stream = make_stream(seed)
@@ -142,30 +144,37 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
         from treepolicies.mcts.pydriver import prepare as prepare_python
 
         prepare_python(run, tree)
-    start = time.perf_counter()
-    deadline = None if seconds is None else start + seconds
     early = options.early_stop and options.final == "robust" and iterations is not None
-    cap = options.node_cap
-    if not compiled:
-        from treepolicies.mcts.pydriver import run_python
-
-        done, reason = run_python(run, tree, stream, iterations, deadline, early, cap)
-    elif run.evaluator is not None:
-        from treepolicies.mcts.evaluate import run_evaluated
-
-        done, reason = run_evaluated(run, tree, stream, iterations, deadline, early, cap)
-    elif executor == "single":
-        done, reason = run_single(run, tree, stream, iterations, deadline, early, cap)
-    else:
-        streams = [stream] + [stream.spawn() for _ in range(options.threads - 1)]
-        driver = run_tree if executor == "tree" else run_leaf
-        done, reason = driver(run, tree, streams, iterations, deadline, early, cap)
-    if not isinstance(reason, str):
+    with kernel_errors() as errors:
+        run.errors, run.abort = errors, errors.flag
+        start = time.perf_counter()
+        deadline = None if seconds is None else start + seconds
+        done, reason = _execute(run, tree, stream, iterations, deadline, early)
+    if not isinstance(reason, str) or errors.error is not None:
         fail(run, reason)
     elapsed = time.perf_counter() - start
+    auto_account(run, elapsed)
     if tree.dag is not None:
         root_proofs(tree)  # the root moves' proofs, read through their positions, for the final move
     return result_of(tree, policy, done, elapsed, reason, options.final, options.solver)
+
+
+def _execute(run, tree, stream, iterations, deadline, early):
+    """The executor of ``run``: (iterations, stop reason or a BAD_* status)."""
+    cap = run.options.node_cap
+    if not run.compiled:
+        from treepolicies.mcts.pydriver import run_python
+
+        return run_python(run, tree, stream, iterations, deadline, early, cap)
+    if run.executor == "single" and run.evaluator is None:
+        return run_single(run, tree, stream, iterations, deadline, early, cap)
+    streams = [stream] + [stream.spawn() for _ in range(run.threads - 1)]
+    if run.evaluator is not None:
+        from treepolicies.mcts.evaluate import run_evaluated
+
+        return run_evaluated(run, tree, streams, iterations, deadline, early, cap)
+    driver = run_tree if run.executor == "tree" else run_leaf
+    return driver(run, tree, streams, iterations, deadline, early, cap)
 
 
 def _tree_for(game, tree, policy, root, options, run, iterations, compiled, has_kernels):
@@ -186,7 +195,7 @@ def _tree_for(game, tree, policy, root, options, run, iterations, compiled, has_
         if root is not None:
             widths.append((root.state_width, root.arm_state_width))
         tree = Tree(min(options.node_cap, initial), max(w[0] for w in widths), max(w[1] for w in widths),
-                    amaf=options.rave, prior=run.prior is not None or run.evaluator is not None)
+                    amaf=options.rave, prior=options.stores_priors)
         tree.init_root(1 - int(game.to_move))
         tree.options = options
         tree.policy_spec, tree.compiled, tree.root_key, tree.root_spec = policy.spec, compiled, key, root_spec
@@ -216,7 +225,8 @@ def _search_root(game, policy, iterations, seconds, seed, options, compiled) -> 
     """Root parallelism: ``threads`` independent searches from the same position, each with one of
     ``threads`` streams spawned in order from the search's stream (``make_stream(seed).spawn()``), tree
     i running ``iterations // threads`` iterations (one more for i < iterations % threads; a tree with
-    none is skipped), or the whole ``seconds``; combined by treepolicies.mcts.result.combine_root."""
+    none is skipped), or the whole ``seconds``; combined by treepolicies.mcts.result.combine_root.
+    ``policy`` as given: a policy that needs a horizon is bound to each tree's own iterations."""
     from concurrent.futures import ThreadPoolExecutor
 
     threads = options.threads
@@ -236,7 +246,8 @@ def _search_root(game, policy, iterations, seconds, seed, options, compiled) -> 
         return search(game, policy, options=one_thread, iterations=share, seconds=left, seed=st, compiled=compiled)
 
     # compile (or load) everything in this thread, outside the clock
-    search(game, policy, options=one_thread, iterations=1, seed=Stream(0), compiled=compiled)
+    warm = policy if iterations is not None else bind_policy(policy, None)
+    search(game, warm, options=one_thread, iterations=1, seed=Stream(0), compiled=compiled)
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     with ThreadPoolExecutor(len(jobs), thread_name_prefix="banditree-root") as pool:

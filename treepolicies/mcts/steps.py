@@ -54,22 +54,24 @@ from numba.extending import overload
 
 from bandits.stats import COUNT, FIRST, refresh
 from treepolicies.mcts import calls
-from treepolicies.mcts.amaf import amaf_update, amaf_update_path
-from treepolicies.mcts.atomics import lock, unlock
+from treepolicies.mcts.amaf import amaf_update, amaf_update_locked, amaf_update_path
+from treepolicies.mcts.atomics import atomic_cas, lock, unlock
 from treepolicies.mcts.dag import backup_path, grave_reference as dag_grave_reference, link, pick, pick_view, prove_path
+from treepolicies.mcts.dag import prove_path_locked
 from treepolicies.mcts.dag import virtual_loss_path
 from treepolicies.mcts.options import O_CAP, O_LO, O_OPP, O_PRIOR, O_RAVE, O_REF, O_SCALE, O_WIDEN_K
-from treepolicies.mcts.parallel import backup_locked, backup_path_locked, expand_locked, link_locked
-from treepolicies.mcts.tree import FULL, NO_CHILD, OK, backup, expand, mark_terminal, select_child, virtual_loss
-from treepolicies.mcts.view import order_by_prior, select_child_view
+from treepolicies.mcts.parallel import backup_locked, backup_path_locked, expand_locked, link_locked, undo
+from treepolicies.mcts.tree import FULL, NO_CHILD, OK, backup_rooted, expand, mark_terminal, select_child, virtual_loss
+from treepolicies.mcts.view import order_by_prior, root_noise, select_child_view
 
 __all__ = ["Config", "config_key", "config_of", "Scratch", "RUNNING", "FULL_STATUS", "EARLY", "PROVEN", "BAD_ARM",
-           "BAD_REWARD", "LEAF_PROVEN", "LEAF_TERMINAL", "LEAF_PLAYOUT", "descend", "leaf_exact", "playout_value",
-           "leaf_value", "prove_leaf", "expand_rows", "expand_with", "virtual_loss_leaf",
+           "BAD_REWARD", "BAD_RAISE", "LEAF_PROVEN", "LEAF_TERMINAL", "LEAF_PLAYOUT", "descend", "leaf_exact", "playout_value",
+           "leaf_value", "prove_leaf", "expand_rows", "expand_with", "virtual_loss_leaf", "is_locked", "claim",
+           "undo_descent",
            "backup_step", "iterate"]
 
 #: status codes of the steps and the executors
-RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM, BAD_REWARD = 0, 1, 2, 3, 4, 5
+RUNNING, FULL_STATUS, EARLY, PROVEN, BAD_ARM, BAD_REWARD, BAD_RAISE = 0, 1, 2, 3, 4, 5, 6
 
 
 class Config(NamedTuple):
@@ -142,18 +144,19 @@ class Scratch(NamedTuple):
     cmap: np.ndarray    # (codes,) int64, all -1 (GRAVE)
     path: np.ndarray    # (D,) int64: the rows the descent took
     rng: np.ndarray     # (4,) uint64: the thread's stream, advanced in place
+    abort: np.ndarray   # (1,) int64: set (by bandits.compiling.kernel_errors) when a policy kernel raised
 
 
 # ------------------------------------------------------------------------------------------------
 # the hooks: one stub and one overload each; the overload returns the implementation of a config
 
 
-def _position(cfg, dag, c):  # pragma: no cover - compiled only
+def position_of(cfg, dag, c):  # pragma: no cover - compiled only
     raise NotImplementedError
 
 
-@overload(_position, prefer_literal=True, inline="always")
-def _position_impl(cfg, dag, c):
+@overload(position_of, prefer_literal=True, inline="always")
+def _position_of_impl(cfg, dag, c):
     if config_of(cfg).storage == "dag":
         return lambda cfg, dag, c: dag.canon[c]
     return lambda cfg, dag, c: c
@@ -226,23 +229,27 @@ def _expand_impl(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):
         if with_prior:
             calls.prior_call(prkey, s, moves, n, x.pbuf)
             order_by_prior(moves, x.pbuf, n)
-        return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, calls.to_move(g, s), x, with_prior)
+        return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, calls.to_move(g, s), x, with_prior,
+                           opts)
     return impl
 
 
-def expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior):  # pragma: no cover
+def expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior, opts):  # pragma: no cover
     raise NotImplementedError
 
 
 @overload(expand_rows, prefer_literal=True, inline="always")
-def _expand_rows_impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior):
-    """The ``n`` children of position q (moves[:n], their priors x.pbuf[:n] when ``with_prior``),
-    their policy state initialised by the policy of q (the root policy at the root); on a DAG not
-    linked yet.  FULL (nothing changed) when the storage has no room, else OK."""
+def _expand_rows_impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior, opts):
+    """The ``n`` children of position q (moves[:n], their priors x.pbuf[:n] when ``with_prior``; at
+    the root with the root's noise, treepolicies.mcts.view.root_noise), their policy state
+    initialised by the policy of q (the root policy at the root); on a DAG not linked yet.  FULL
+    (nothing changed) when the storage has no room, else OK."""
     c = config_of(cfg)
     locked, dag_rows, rooted = c.executor == "tree", c.storage == "dag", c.root != ""
 
-    def impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior):
+    def impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior, opts):
+        if with_prior and q == 0:
+            root_noise(x.pbuf, n, opts, x.rng)
         if locked:
             if rooted and q == 0:
                 return expand_locked(tree, dag, q, moves, n, mover, pkr, rparams, x.valid, x.pbuf, with_prior, dag_rows)
@@ -265,7 +272,7 @@ def _expand_rows_impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mov
 
 
 @nb.njit(cache=True)
-def expand_with(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, priors, mover, x):
+def expand_with(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, priors, mover, x, opts):
     """Expand position q with the given priors (a leaf evaluator's, normalised): children in
     decreasing prior order (:func:`expand_rows`); OK at once if q is expanded already (a DAG
     descent cut at max_depth reaches expanded positions)."""
@@ -275,7 +282,7 @@ def expand_with(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, priors, m
         x.moves[j] = moves[j]
         x.pbuf[j] = priors[j]
     order_by_prior(x.moves, x.pbuf, n)
-    return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, x.moves, n, mover, x, True)
+    return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, x.moves, n, mover, x, True, opts)
 
 
 def virtual_loss_leaf(cfg, tree, dag, node, path, depth, sign):  # pragma: no cover
@@ -287,9 +294,54 @@ def _virtual_loss_leaf_impl(cfg, tree, dag, node, path, depth, sign):
     """The leaf evaluator's virtual loss (sign 1: add, -1: remove): one visit with reward 0 at every
     node from ``node`` to the root (a DAG: each edge of ``path[:depth]``, the root's row, and the
     positions on the path)."""
-    if config_of(cfg).storage == "dag":
+    c = config_of(cfg)
+    if c.executor == "tree":  # (tree parallelism adds V per step of the descent: treepolicies.mcts.parallel)
+        return lambda cfg, tree, dag, node, path, depth, sign: None
+    if c.storage == "dag":
         return lambda cfg, tree, dag, node, path, depth, sign: virtual_loss_path(tree, dag, path, depth, sign)
     return lambda cfg, tree, dag, node, path, depth, sign: virtual_loss(tree, node, sign)
+
+
+def is_locked(cfg):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(is_locked, prefer_literal=True, inline="always")
+def _is_locked_impl(cfg):
+    """True for tree parallelism (the storage shared by threads, under locks)."""
+    locked = config_of(cfg).executor == "tree"
+    return lambda cfg: locked
+
+
+def claim(cfg, waiting, q):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(claim, prefer_literal=True, inline="always")
+def _claim_impl(cfg, waiting, q):
+    """Mark position q as awaiting the evaluator; False if it already was (a compare-and-swap when
+    threads share ``waiting``)."""
+    if config_of(cfg).executor == "tree":
+        return lambda cfg, waiting, q: atomic_cas(waiting, q, 0, 1) == 0
+
+    def single(cfg, waiting, q):
+        if waiting[q] != 0:
+            return False
+        waiting[q] = 1
+        return True
+    return single
+
+
+def undo_descent(cfg, tree, path, depth, vl, par):  # pragma: no cover - compiled only
+    raise NotImplementedError
+
+
+@overload(undo_descent, prefer_literal=True, inline="always")
+def _undo_descent_impl(cfg, tree, path, depth, vl, par):
+    """Remove the virtual losses a descent that is not recorded left on its path (tree parallelism)."""
+    if config_of(cfg).executor == "tree":
+        return lambda cfg, tree, path, depth, vl, par: undo(tree, path, depth, vl, par)
+    return lambda cfg, tree, path, depth, vl, par: None
 
 
 def _pick(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):  # pragma: no cover
@@ -412,7 +464,7 @@ def descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver
     depth = 0
     seen = 1.0
     while True:
-        q = _position(cfg, dag, node)
+        q = position_of(cfg, dag, node)
         _lock(cfg, par, q)
         if solver and tree.proven[q] >= 0.0:
             _unlock(cfg, par, q)
@@ -470,7 +522,7 @@ def leaf_exact(cfg, tree, dag, node, s, opts, solver):
     opts[O_LO], scale = opts[O_SCALE]; exact False (kind LEAF_PLAYOUT) otherwise."""
     g, enhanced = _leaf_config(cfg)
     who = tree.mover[node]
-    q = _position(cfg, dag, node)
+    q = position_of(cfg, dag, node)
     if solver and tree.proven[q] >= 0.0:
         return True, tree.proven[q], LEAF_PROVEN
     if calls.terminal(g, s):
@@ -585,10 +637,17 @@ def _backup_step_impl(cfg, pk, params, pkr, rparams, tree, dag, par, node, path,
             else:
                 backup_path(pk, params, pkr, rparams, rooted, tree, dag, path, depth, who, value)
             if enhanced and opts[O_RAVE] > 0.0:
-                amaf_update_path(tree, path, plies, min(n_plies, plies.shape[0]), depth, x.seen, who, value,
-                                 opts[O_OPP] > 0.0, par.locks)
+                if locked:
+                    amaf_update_locked(tree, node, path, plies, min(n_plies, plies.shape[0]), depth, x.seen, who,
+                                       value, opts[O_OPP] > 0.0, par.locks, True)
+                else:
+                    amaf_update_path(tree, path, plies, min(n_plies, plies.shape[0]), depth, x.seen, who, value,
+                                     opts[O_OPP] > 0.0)
             if solver and tree.proven[dag.canon[node]] >= 0.0:
-                prove_path(tree, dag, path, depth, par.locks)
+                if locked:
+                    prove_path_locked(tree, dag, path, depth, par.locks)
+                else:
+                    prove_path(tree, dag, path, depth)
         return on_dag
 
     def on_tree(cfg, pk, params, pkr, rparams, tree, dag, par, node, path, depth, value, x, plies, n_plies, solver,
@@ -596,10 +655,13 @@ def _backup_step_impl(cfg, pk, params, pkr, rparams, tree, dag, par, node, path,
         if locked:
             backup_locked(tree, node, value, pk, params, pkr, rparams, rooted, solver, vl, par, mark)
         else:
-            backup(tree, node, value, pk, params, pkr, rparams, rooted, solver)
+            backup_rooted(tree, node, value, pk, params, pkr, rparams, rooted, solver)
         if enhanced and opts[O_RAVE] > 0.0:
-            amaf_update(tree, node, plies, min(n_plies, plies.shape[0]), depth, x.seen, value,
-                        opts[O_OPP] > 0.0, par.locks)
+            if locked:
+                amaf_update_locked(tree, node, path, plies, min(n_plies, plies.shape[0]), depth, x.seen,
+                                   tree.mover[node], value, opts[O_OPP] > 0.0, par.locks, False)
+            else:
+                amaf_update(tree, node, plies, min(n_plies, plies.shape[0]), depth, x.seen, value, opts[O_OPP] > 0.0)
     return on_tree
 
 

@@ -65,7 +65,7 @@ from bandits.kernels import init_row, record_row, select_row
 from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record, refresh
 
 __all__ = ["Tree", "TreeArrays", "select_child", "select_among", "expand", "backup", "mark_terminal",
-           "should_expand", "leader_is_safe", "extract_subtree", "virtual_loss", "init_nodes", "try_prove", "reinit_node",
+           "backup_rooted", "should_expand", "leader_is_safe", "extract_subtree", "virtual_loss", "init_nodes", "try_prove", "reinit_node",
            "bytes_per_node", "FULL", "OK", "NO_CHILD", "AMAF_N", "AMAF_W", "OPP_N", "OPP_W"]
 
 OK, FULL = 0, 1
@@ -360,14 +360,24 @@ def try_prove(tree, node):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def backup(tree, leaf, value, pk, params, pkr, rparams, rooted, solver):
+def backup(tree, leaf, value, pk, params, solver):
     """Back up ``value`` (the result for ``mover[leaf]``) from ``leaf`` to the root.
 
-    At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]
-    (``pkr, rparams``, the root policy, at the root when ``rooted``; else ``pk, params``); the
+    At each edge (p -> c): record_row on p's children rows with the value seen by mover[c]; the
     value flips (v -> 1 - v) when the mover changes.  The root's own count is recorded too, so
     every node's visit count is stats[COUNT, node].  With ``solver``, proofs propagate upwards.
     """
+    _backup(tree, leaf, value, pk, params, pk, params, False, solver)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def backup_rooted(tree, leaf, value, pk, params, pkr, rparams, rooted, solver):
+    """:func:`backup` with ``pkr, rparams`` (a root policy) recording the root's edge when ``rooted``."""
+    _backup(tree, leaf, value, pk, params, pkr, rparams, rooted, solver)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _backup(tree, leaf, value, pk, params, pkr, rparams, rooted, solver):
     parent, mover, proven, stats, pstate, astate, first, nchild = (
         tree.parent, tree.mover, tree.proven, tree.stats, tree.pstate, tree.astate, tree.first, tree.nchild)
     node = leaf

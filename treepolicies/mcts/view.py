@@ -32,11 +32,13 @@ import numpy as np
 
 from bandits.stats import COUNT, FIRST, MEAN, NSTAT, PRIOR
 from treepolicies.mcts.amaf import blend
-from treepolicies.mcts.options import FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_PRIOR, O_RAVE, O_WIDEN_A, O_WIDEN_K
+from bandits.rng import gamma, randint
+from treepolicies.mcts.options import (FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_NOISE, O_NOISE_A, O_PRIOR, O_RAVE,
+                                      O_WIDEN_A, O_WIDEN_K)
 from treepolicies.mcts.tree import NO_CHILD, select_among, select_child
 
 __all__ = ["node_view", "prior_rows", "first_play_urgency", "widen", "widened", "select_child_view", "descend_known",
-           "select_node", "order_by_prior"]
+           "select_node", "order_by_prior", "root_noise"]
 
 
 @nb.njit(cache=True)
@@ -151,6 +153,29 @@ def _select(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap, 
     if viewed:
         return select_child_view(tree, node, pk, params, valid, rng, work, solver, opts, view, cmap)
     return select_child(tree, node, pk, params, valid, rng, work, solver)
+
+
+@nb.njit(cache=True)
+def root_noise(priors, n, opts, rng):
+    """AlphaZero's exploration noise on the root's priors (Silver et al. 2017, "Mastering the game of
+    Go without human knowledge"): priors[:n] <- (1 - eps) priors + eps eta, eta ~ Dir(alpha, ..., alpha)
+    drawn as normalised Gamma(alpha, 1) variates from ``rng``; eps = opts[O_NOISE] (0: nothing drawn),
+    alpha = opts[O_NOISE_A].  The priors still sum to 1."""
+    eps = opts[O_NOISE]
+    if eps <= 0.0 or n <= 0:
+        return
+    alpha = opts[O_NOISE_A]
+    total = 0.0
+    draws = np.empty(n)
+    for j in range(n):
+        draws[j] = gamma(rng, alpha)
+        total += draws[j]
+    if not total > 0.0:  # (all n draws underflowed: alpha tiny, Dir(alpha) near a corner) a corner at random
+        draws[:] = 0.0
+        draws[randint(rng, n)] = 1.0
+        total = 1.0
+    for j in range(n):
+        priors[j] = (1.0 - eps) * priors[j] + eps * draws[j] / total
 
 
 @nb.njit(cache=True)

@@ -1,6 +1,6 @@
 """What a search found, read from its tree: the principal variation, the root's table, a record.
 
-Everything here reads ``result.tree`` (:mod:`treepolicies.tree`: children of node p are rows
+Everything here reads ``result.tree`` (:mod:`treepolicies.mcts.tree`: children of node p are rows
 ``first[p] : first[p] + nchild[p]``, ``stats[COUNT]`` visits, ``stats[MEAN]`` mean result for
 ``mover``, the player who made the move into the node) from Python; no compiled kernel is
 touched and nothing here imports matplotlib (the GTP engine uses this module).
