@@ -4,7 +4,9 @@ and the numeric command-line arguments.
 SGF: any text or bytes given to ``load_sgf`` gives a game or a ValueError, nothing else, and never
 more setup stones than the board has points.  GTP: every answer of the in-process engine to any
 command line is well framed (``=[id] ...`` or ``?[id] ...`` and an empty line), never an internal
-error, and a refused command leaves the position exactly as it was.  Specs: any string gives a
+error, and a refused command leaves the position exactly as it was; over long sessions of moves,
+genmove, undo and komi, undo gives back exactly the game a whole copy kept, and memory stays
+under 1000 B per command.  Specs: any string gives a
 policy or a ValueError from ``make_policy``, and a player that moves or a ValueError from
 ``make_player``.  Command line: any text for a numeric flag is parsed within its documented range
 or refused with exit 2 and one line naming the flag.  Small boards, the random player and fixed,
@@ -209,6 +211,76 @@ def test_gtp_moves_then_hostile_lines(sgf_files):
             check_line(e, line)
 
     run()
+
+
+# -- long GTP sessions: undo exactness and memory per move (issue 24, item 3) -----------------------
+def session_commands(game):
+    """Commands of a session that keeps history: moves (anywhere, pass included, out of turn),
+    genmove, undo and komi; most fail on a crowded board, which the checks also cover."""
+    vertex = st.builds(lambda c, r: c + r, st.sampled_from("ABCDE"), st.sampled_from("12345"))
+    if game == "go":
+        vertex = vertex | st.just("pass")
+    colour = st.sampled_from("bw")
+    play = st.builds(lambda c, v: f"play {c} {v}", colour, vertex)
+    return st.one_of(play, play, play, st.builds(lambda c: f"genmove {c}", colour), st.just("undo"),
+                     st.sampled_from(["komi 0.5", "komi -3", "komi 6"]))
+
+
+def history(g):
+    """A game's whole history: state array, moves, movers, setup and (Go) its superko record."""
+    return (g.state.tobytes(), tuple(g.moves), tuple(g.movers), tuple(g.setup),
+            g._seen.tobytes() if hasattr(g, "_seen") else None)
+
+
+@pytest.mark.parametrize("game", ["go", "nogo"])
+def test_undo_gives_back_exactly_the_game_a_full_copy_kept(game):
+    # the reference is the old undo stack: a whole copy of the game before every move; after
+    # each undo the engine's game must be that copy, but for the komi (a komi since then holds)
+    @settings(FUZZ, max_examples=40)
+    @given(st.lists(session_commands(game), min_size=40, max_size=150))
+    def run(commands):
+        e = GtpEngine(game=game, size=5, komi=0.5, player="random", seed=4)
+        copies = []
+        for c in commands:
+            before = e.game.copy()
+            answer = e.handle(c)
+            assert ANSWER.fullmatch(answer) and "internal error" not in answer, (c, answer)
+            kept = len(e.game.moves) > len(before.moves)
+            if c.startswith(("play", "genmove")) and kept:
+                copies.append(before)
+            elif c == "undo" and answer.startswith("="):
+                ref = copies.pop()
+                if game == "go":
+                    ref.set_komi(e.komi)
+                assert history(e.game) == history(ref)
+            assert len(e.undo_stack) == len(copies)
+
+    run()
+
+
+@settings(FUZZ, max_examples=6)
+@given(st.lists(session_commands("go"), min_size=1, max_size=8))
+@example(["play b pass", "play w pass"])  # sessions that keep every move
+@example(["genmove b", "play w c3", "genmove w", "undo", "komi 6"])
+def test_a_long_session_holds_o1_memory_per_command(pattern):
+    # a drawn pattern of commands, repeated to 1200 commands on 5x5 Go: the memory traced over
+    # the last 1000 stays under 1000 B per command (a whole-copy undo stack held 3984 B of state
+    # per move kept, plus 16 B per move already played)
+    import tracemalloc
+
+    e = GtpEngine(game="go", size=5, komi=0.5, player="random", seed=5)
+    lines = (pattern * (1200 // len(pattern) + 1))[:1200]
+    for c in lines[:200]:
+        e.handle(c)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for c in lines[200:]:
+            e.handle(c)
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 1000 * 1000, (pattern, grown, len(e.game.moves))
 
 
 @settings(FUZZ, max_examples=100)
