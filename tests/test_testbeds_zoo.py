@@ -352,3 +352,41 @@ def test_sweep_command_writes_the_figure(tmp_path, capsys):
     assert main(["sweep", "--policy", "ucb1", "--param", "c", "--out", str(tmp_path / "q")]) == 2
     assert main(["sweep", "--policy", "ucb1", "--scheduler", "nowhere", "--out", str(tmp_path / "r")]) == 2
     assert "--scheduler must be an address" in capsys.readouterr().err
+
+
+# -- sequential halving as published, on Audibert, Bubeck & Munos's experiments (issue 24, item 14) --
+def published_sequential_halving_errors(means, budget, runs, rng):
+    """The share of ``runs`` runs of sequential halving (Karnin, Koren & Somekh 2013, Algorithm 1)
+    that end on an arm other than arm 0, computed here independently: round r samples every arm
+    of S_r t_r = floor(T / (|S_r| R)) times, so its round sum is Binomial(t_r, mu_i); S_{r+1} is
+    the ceil(|S_r| / 2) arms of the highest sums (equal t_r: highest means), ties in a uniformly
+    random order; R = ceil(log2 K) rounds leave one arm."""
+    means = np.asarray(means)
+    k = means.size
+    n_rounds = (k - 1).bit_length()
+    alive = np.tile(np.arange(k), (runs, 1))
+    for _ in range(n_rounds):
+        size = alive.shape[1]
+        sums = rng.binomial(budget // (size * n_rounds), means[alive])
+        order = np.lexsort((rng.random(sums.shape), -sums), axis=1)  # by sum, descending; ties at random
+        alive = np.take_along_axis(alive, order[:, :(size + 1) // 2], axis=1)
+    return alive[:, 0] != 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("experiment, published", [(6, 0.326), (2, 0.348)])
+def test_sequential_halving_errs_as_the_published_algorithm(experiment, published):
+    # issue 24 item 14: Experiments 6 (budget 3600) and 2 (1800), both used exactly by the rounds
+    # (K = 20: 5 rounds of 720, of 360).  20 000 runs each: our seqhalving's error probability
+    # must agree with the independent implementation above, and both with the issue's figures of
+    # the published algorithm (0.326, 0.348; s.e. about 0.0034), where ours was 0.256 and 0.327
+    # without the last halving.  Agreement within 4 s.e. of the difference.
+    runs = 20_000
+    assert budget(experiment) == {6: 3600, 2: 1800}[experiment]
+    ours = run_testbed(["seqhalving"], bai_testbed(experiment, runs, seed=7), budget(experiment), seed=3,
+                       progress=False).recommendation[0]
+    ref = published_sequential_halving_errors(experiment_means(experiment), budget(experiment), runs,
+                                              np.random.default_rng(2024 + experiment))
+    p_ref, se_ref = ref.mean(), ref.std(ddof=1) / math.sqrt(runs)
+    assert abs(ours["p_error"] - p_ref) < 4 * math.hypot(ours["p_error_se"], se_ref), (ours, p_ref)
+    assert abs(p_ref - published) < 4 * se_ref, p_ref
