@@ -9,6 +9,7 @@ nbclient = pytest.importorskip("nbclient")
 from testbeds.bai import bai_testbed, budget  # noqa: E402
 from testbeds.runner import run_testbed  # noqa: E402
 from testbeds.testbed import BernoulliTestbed, NonStationaryTestbed  # noqa: E402
+from tests.notebook_helpers import execute_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "bandit_zoo.ipynb"
@@ -20,8 +21,7 @@ def test_zoo_notebook_runs_at_a_tiny_size():
     assert code[0].source.lstrip().startswith("# Parameters")
     code[0].source += ("\nTASKS = 6\nHORIZON = 80\nBAI_TASKS = 8\nBAI_EXPERIMENTS = [4]\nNS_TASKS = 4\n"
                        "NS_HORIZON = 60\nWORKERS = 1\n")
-    nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT)}}).execute()
+    execute_notebook(nb, ROOT, timeout=900)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     assert len([o for o in outputs if "image/png" in o.get("data", {})]) == 4
