@@ -57,9 +57,21 @@ PLUGIN = textwrap.dedent('''
     bandits.stateful_policy("nb_greedy", select=_sel, on_record=_rec, arm_state_width=1)
 ''')
 
-#: a fresh process: which of the plugin's kernels numba compiles (its compile event: a cache miss)
-REPORT = """
-import json, sys
+#: a module with one function numba caches on disk (in the module's own __pycache__)
+MODULE = textwrap.dedent('''
+    import numba
+
+
+    @numba.njit(cache=True)
+    def affine(x):
+        return 7 * x + 2
+''')
+
+#: a fresh process: the module's function, the built-in ucb1's kernels and testbed loop, and the
+#: plugin's kernels, each made inside a notice that would speak at once (delay 0); prints what
+#: numba's cache did and which of the plugin's kernels numba compiled (its compile event: a miss)
+LOADER = """
+import importlib.util, json, sys
 from numba.core import event
 
 compiled = []
@@ -75,26 +87,6 @@ class Compiled(event.Listener):
 
 event.register("numba:compile", Compiled())
 from bandits import load_plugin, make_policy
-load_plugin(sys.argv[1])
-make_policy("nb_greedy").kernels
-print(json.dumps(sorted(name for name in compiled if name in ("_sel", "_rec"))))
-"""
-
-#: a module with one function numba caches on disk (in the module's own __pycache__)
-MODULE = textwrap.dedent('''
-    import numba
-
-
-    @numba.njit(cache=True)
-    def affine(x):
-        return 7 * x + 2
-''')
-
-#: a fresh process: the module's function, and the built-in ucb1's kernels and testbed loop, each
-#: called inside a notice that would speak at once (delay 0); prints what numba's cache did
-LOADER = """
-import importlib.util, json, sys
-from bandits import make_policy
 from bandits.compiling import cache_report, notice
 from testbeds.runner import compile_runner
 spec = importlib.util.spec_from_file_location("notice_module", sys.argv[1])
@@ -104,11 +96,15 @@ with notice("the module's function", delay=0.0):
     assert module.affine(3) == 23
 with notice("ucb1's kernels and testbed loop", delay=0.0):
     compile_runner(make_policy("ucb1"), 4)
+load_plugin(sys.argv[2])
+with notice("the plugin's kernels", delay=0.0):
+    make_policy("nb_greedy").kernels
 stats = module.affine.stats
 report = cache_report()
 print(json.dumps({"affine": [sum(stats.cache_hits.values()), sum(stats.cache_misses.values())],
-                  "builtin_hits": sum(v["hits"] for v in report.values()),
-                  "builtin_misses": sum(v["misses"] for v in report.values())}))
+                  "builtin_hits": sum(v["hits"] for k, v in report.items() if "nb_plugin" not in k),
+                  "builtin_misses": sum(v["misses"] for k, v in report.items() if "nb_plugin" not in k),
+                  "plugin_compiled": sorted(name for name in compiled if name in ("_sel", "_rec"))}))
 """
 
 
@@ -126,21 +122,35 @@ def _run(script, *args, env=None):
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
 
-def test_loading_from_the_disk_cache_is_not_announced(tmp_path):
+@pytest.fixture(scope="module")
+def two_processes(tmp_path_factory, plugin):
+    """LOADER's report and standard error in a first and a second process (a fresh module file:
+    the first compiles it; a fresh plugin file: the first compiles its kernels)."""
+    module = tmp_path_factory.mktemp("module") / "notice_module.py"
+    module.write_text(MODULE)
+    return _run(LOADER, module, plugin), _run(LOADER, module, plugin)
+
+
+def test_loading_from_the_disk_cache_is_not_announced(two_processes):
     # the root cause: loading compiled code from the cache (as every worker process does) was
     # announced as "compiling ... (first run only ...)".  The first process compiles the module's
     # function (a miss, announced once, in one line); the second loads it (a hit) and says nothing
-    module = tmp_path / "notice_module.py"
-    module.write_text(MODULE)
-    first, err1 = _run(LOADER, module)
+    (first, err1), (second, err2) = two_processes
     assert first["affine"] == [0, 1], first
     assert [line for line in err1.splitlines() if "banditree:" in line][0] == \
         f"banditree: compiling the module's function {CACHED}", err1
-    second, err2 = _run(LOADER, module)
     assert second["affine"] == [1, 0], second
     # the built-in kernels and loop were loaded, none compiled (cached by the first process at the latest)
     assert second["builtin_hits"] >= 1 and second["builtin_misses"] == 0, second
     assert "banditree:" not in err2, err2
+
+
+def test_a_plugins_njit_kernels_are_cached_for_the_next_process(two_processes):
+    # the plugin's kernels are decorated with @numba.njit, no cache=True: the first process
+    # compiles them, the next one loads them (before: compiled again in every process)
+    (first, _), (second, _) = two_processes
+    assert first["plugin_compiled"] == ["_rec", "_sel"], first
+    assert second["plugin_compiled"] == [], second
 
 
 def test_a_block_that_compiles_nothing_is_silent_however_long():
@@ -196,21 +206,11 @@ def test_a_worker_process_announces_nothing():
         assert pool.map(_child_notice, [0]) == [""]
 
 
-def test_a_plugins_njit_kernels_are_cached_for_the_next_process(plugin):
-    # a fresh plugin file: the first process compiles its two kernels; the next one loads them
-    first, _ = _run(REPORT, plugin)
-    second, err = _run(REPORT, plugin)
-    assert set(first) == {"_rec", "_sel"}, first
-    assert second == [], second  # before: ["_rec", "_sel"] again, in every process
-    assert "compiling" not in err
-
-
 @pytest.mark.slow  # two command-line runs with 2 workers; the first compiles the plugin's testbed loop
 def test_a_testbed_run_with_workers_announces_no_compilation_when_all_is_cached(plugin, tmp_path):
     # issue 24 item 20: "(first run only, cached on disk afterwards)" came from every worker of a
     # second run, the lines of several processes run together.  Everything is cached here (the
-    # built-in ucb1 by earlier runs, the plugin by the test above or by this warm-up)
-    _run(REPORT, plugin)
+    # built-in ucb1 by earlier runs, the plugin by the warm-up run)
     cmd = [sys.executable, "-m", "testbeds.cli", "testbed", "--tasks", "100", "--arms", "4", "--horizon", "50",
            "--workers", "2", "--policy", "ucb1", "--policy", "nb_greedy", "--plugin", str(plugin)]
     subprocess.run(cmd + ["--out", str(tmp_path / "warm")], cwd=ROOT, capture_output=True, timeout=600)

@@ -247,7 +247,7 @@ def test_undo_gives_back_exactly_the_game_a_full_copy_kept(game, sgf_files):
     # the reference is the old undo stack: a whole copy of the game before every move; after
     # each undo the engine's game must be that copy, but for the komi (a komi since then holds);
     # clear_board, boardsize and loadsgf empty both
-    @settings(FUZZ, max_examples=40)
+    @settings(FUZZ, max_examples=20)
     @given(st.lists(session_commands(game, sgf_files), min_size=40, max_size=150))
     def run(commands):
         e = GtpEngine(game=game, size=5, komi=0.5, player="random", seed=4)
@@ -279,7 +279,7 @@ def test_a_long_session_holds_o1_memory_per_command(game, sgf_files):
     # 16 B per move already played: 4 MB over 1000 kept moves, the first example
     import tracemalloc
 
-    @settings(FUZZ, max_examples=4)
+    @settings(FUZZ, max_examples=3)
     @given(st.lists(session_commands(game, sgf_files), min_size=1, max_size=8))
     @example(["play b pass", "play w pass"] if game == "go" else ["genmove b", "genmove w", "clear_board"])
     @example(["genmove b", "play w c3", "genmove w", "undo", "komi 6"])

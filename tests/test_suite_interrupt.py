@@ -94,6 +94,7 @@ def test_ctrl_c_during_a_notebook_test_stops_the_run(tmp_path):
     assert _kernel_exits(kernel)
 
 
+@pytest.mark.slow  # another pytest and kernel start (about 6 s); the Ctrl-C case above stays in the default run
 def test_sigterm_during_a_notebook_test_ends_the_run(tmp_path):
     rc, out, kernel = _signal_during_a_notebook(tmp_path, lambda pid: os.kill(pid, signal.SIGTERM))
     assert rc == -signal.SIGTERM, out  # before: 1 (or 3), the run went on
