@@ -50,10 +50,18 @@ def _running(pid: int) -> bool:
         return False
 
 
+def _default_sigint():  # (in the child, before exec)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _pytest(args, cwd, log):
+    """pytest in a session of its own (a terminal's foreground group), with SIGINT as a terminal
+    gives it even when this suite runs as a background job (``cmd &`` starts with SIGINT ignored,
+    which a child inherits, and Python then installs no KeyboardInterrupt handler)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", *args], cwd=cwd,
-                            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=_default_sigint)
 
 
 def _signal_during_a_notebook(tmp_path, send):
