@@ -7,7 +7,7 @@ now run notebooks through ``tests/notebook_helpers.py``).  (2) A Ctrl-C that lan
 numba's ctypes callbacks while a test compiles is 'ignored' by ctypes and the test goes on
 (every test now runs inside ``bandits.compiling.interrupts_delivered``, ``tests/conftest.py``).
 """
-import ctypes  # noqa: F401  (the synthetic test below uses it)
+import ctypes
 import os
 import shutil
 import signal
@@ -128,6 +128,27 @@ SYNTHETIC = textwrap.dedent('''
 ''')
 
 
+@pytest.fixture
+def ctrl_c_delivered():
+    """Ctrl-C as a terminal delivers it, even when this suite was started with SIGINT ignored."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.skipif(sys.gettrace() is not None, reason="under a tracer the interrupt waits for the test's end")
+def test_a_ctrl_c_inside_a_ctypes_callback_interrupts_this_test(ctrl_c_delivered):
+    # in this very process: a test runs inside interrupts_delivered (tests/conftest.py), so a
+    # Ctrl-C that lands in a ctypes callback, as in numba's compiler, is raised at the next line
+    # (before: ctypes printed "Exception ignored ..." and the test went on)
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        ctypes.CFUNCTYPE(None)(lambda: os.kill(os.getpid(), signal.SIGINT))()
+        reached.append("went on")
+    assert reached == []
+
+
+@pytest.mark.slow  # another pytest (about 5 s); the in-process test above stays in the default run
 def test_ctrl_c_inside_a_ctypes_callback_stops_the_run(tmp_path):
     # the suite's own conftest.py beside a test that is interrupted as numba's compiler is
     shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
