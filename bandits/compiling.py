@@ -3,7 +3,8 @@
 Compiled code is built the first time it is needed on a machine and cached on disk (numba's
 ``cache=True``); later processes load it.  A first compilation can take many seconds, so every
 place that may compile (a policy's kernels, the testbed loop, a game's search loop) runs inside
-:func:`notice`, which prints one line to standard error if the work takes longer than a moment::
+:func:`notice`, which prints one line to standard error, from the main process, if numba
+compiles there for longer than a moment (loading from the cache is not announced)::
 
     banditree: compiling the kernels of policy 'miucb' (first run only, cached on disk afterwards) ...
 
@@ -147,30 +148,106 @@ def kernel_errors():
                 _BEFORE.clear()
 
 
+#: the notice blocks open in this process, innermost last: a compilation is announced by the
+#: innermost one (a policy's kernels may compile inside a search loop's block)
+_OPEN: list = []
+
+
+def _speaks() -> bool:
+    """Whether this process prints notices: the main process, not a worker process (a testbed's
+    or a tournament's workers load what the main process compiled before it started them)."""
+    import multiprocessing
+
+    return multiprocessing.parent_process() is None
+
+
+def _cached(dispatcher) -> bool:
+    """Whether numba saves what ``dispatcher`` compiles to its disk cache (not without
+    ``cache=True``, nor for a function defined at a prompt, in a notebook cell or in ``python -c``:
+    numba needs a source file)."""
+    from numba.core.caching import NullCache
+
+    return not isinstance(getattr(dispatcher, "_cache", None), NullCache)
+
+
+def _write_line(line: str, out) -> None:
+    """``line`` and a newline in one write, above any tqdm progress bar drawn on ``out`` (a bar
+    line has no newline: written after it, the notice ran into the bar)."""
+    from tqdm import tqdm
+
+    tqdm.write(line, file=out)
+    out.flush()
+
+
+class _Block:
+    """The state of one open :func:`notice` block (compared by identity)."""
+
+    __slots__ = ("compiled", "uncached", "said", "depth")
+
+    def __init__(self):
+        self.compiled, self.uncached, self.said, self.depth = 0, False, False, 0
+
+
 @contextlib.contextmanager
 def notice(what: str, delay: float = 0.75, stream=None):
-    """Print ``compiling <what> ...`` (and the time it took) if the block runs longer than ``delay`` s.
+    """One line on standard error when numba compiles inside the block and the block has run
+    ``delay`` seconds::
 
-    A Ctrl-C during the block always stops it (:func:`interrupts_delivered`).
+        banditree: compiling <what> (first run only, cached on disk afterwards) ...
+        banditree: compiling <what> (not cached on disk: compiled in every process) ...
+
+    the second when a function compiled has no disk cache (:func:`_cached`).  Only a compilation
+    counts: numba's ``numba:compile`` event fires on a cache miss, not when compiled code is
+    loaded from the disk cache, which takes about a second in a fresh process (numba's own
+    start-up); timed and not told what happened, the notice announced that second as a first-run
+    compilation in every worker process of every run.  The line is written once, whole, from the
+    main process only (:func:`_speaks`), so that the lines of several processes cannot run
+    together.  A Ctrl-C during the block always stops it (:func:`interrupts_delivered`).
     """
+    from numba.core import event
+
     out = stream if stream is not None else sys.stderr
     start = time.perf_counter()
-    said = threading.Event()
+    mine = _Block()
+    lock = threading.Lock()
+    speaks = _speaks()
 
-    def speak():
-        said.set()
-        print(f"banditree: compiling {what} (first run only, cached on disk afterwards) ...", file=out, flush=True)
+    def say():
+        with lock:
+            if mine.said or not mine.compiled or not speaks:
+                return
+            mine.said = True
+            cache = "not cached on disk: compiled in every process" if mine.uncached else \
+                "first run only, cached on disk afterwards"
+        _write_line(f"banditree: compiling {what} ({cache}) ...", out)
 
-    timer = threading.Timer(delay, speak)
+    class Compiling(event.Listener):
+        def on_start(self, ev):
+            mine.depth += 1
+            if not (_OPEN and _OPEN[-1] is mine):
+                return
+            with lock:
+                mine.compiled += 1
+                if mine.depth == 1:  # a function called from Python; what it calls is cached with it
+                    mine.uncached |= not _cached((ev.data or {}).get("dispatcher"))
+            if time.perf_counter() - start >= delay:
+                say()
+
+        def on_end(self, ev):
+            mine.depth -= 1
+
+    timer = threading.Timer(delay, say)
     timer.daemon = True
+    _OPEN.append(mine)
     timer.start()
     try:
-        with interrupts_delivered():
+        with event.install_listener("numba:compile", Compiling()), interrupts_delivered():
             yield
     finally:
         timer.cancel()
-        if said.is_set():
-            print(f"banditree: compiled {what} in {time.perf_counter() - start:.1f} s", file=out, flush=True)
+        del _OPEN[next(i for i in range(len(_OPEN) - 1, -1, -1) if _OPEN[i] is mine)]
+        with lock:
+            mine.said = True  # (a late timer says nothing now)
 
 
 def _dispatchers():

@@ -264,17 +264,23 @@ class Policy:
         """Policy-specific counters per bandit (empty for most policies)."""
         return {}
 
-    def recommend(self, batch: BanditBatch) -> np.ndarray:
+    def recommend(self, batch: BanditBatch, rng) -> np.ndarray:
         """The arm each bandit would recommend as the best now: (B,) int64 (best-arm identification).
 
-        Default: the valid arm with the highest empirical mean among the tried ones (the lowest index
-        on ties; arm statistics only, so any policy has one).  A fixed-budget best-arm policy
-        (successive rejects, sequential halving) returns its surviving arm instead.
+        Default: the valid arm with the highest empirical mean among the tried ones (a random valid
+        arm when none is tried; arm statistics only, so any policy has one), exact ties uniformly
+        at random from ``rng`` (a Stream, Generator or int seed, as for :meth:`select`): a tie
+        never goes to the lowest index, where the fixed-means testbeds put their best arm
+        (:func:`bandits.zoo.common.best_surviving`).  A fixed-budget best-arm policy (successive
+        rejects, sequential halving) returns its surviving arm instead.
         """
-        tried = (batch.stats[:, COUNT, :] > 0) & batch.valid
-        score = np.where(tried, batch.stats[:, MEAN, :], -np.inf)
-        score = np.where(tried.any(axis=1, keepdims=True), score, np.where(batch.valid, 0.0, -np.inf))
-        return np.argmax(score, axis=1).astype(np.int64)
+        from bandits.rng import make_stream
+        from bandits.zoo.common import recommend_rows
+
+        out = np.empty(batch.n_bandits, dtype=np.int64)
+        recommend_rows(np.ones(batch.stats[:, MEAN, :].shape), batch.valid, batch.stats[:, MEAN, :],
+                       batch.stats[:, COUNT, :], make_stream(rng).state, out)
+        return out
 
     @property
     def bounded_rewards(self) -> bool:

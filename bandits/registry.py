@@ -283,15 +283,29 @@ def _source_hash(functions) -> str:
 
 
 def _njit(fn):
-    """fn as a numba dispatcher (a plain function is wrapped with njit, cached on disk when it comes
-    from a file: numba cannot cache code typed at a prompt or passed to ``python -c``)."""
-    if isinstance(fn, nb.core.registry.CPUDispatcher):
-        return fn
+    """fn as a numba dispatcher, cached on disk when it comes from a file (numba cannot cache code
+    typed at a prompt or passed to ``python -c``): a plain function is wrapped with njit, and a
+    plugin's ``@numba.njit`` function without ``cache=True`` is compiled again from its Python
+    function with the same options and ``cache=True``.  Without that, every process (each testbed
+    worker, each tournament worker) compiled such a kernel anew: its cache was missed, not only
+    announced."""
+    dispatcher = isinstance(fn, nb.core.registry.CPUDispatcher)
+    if dispatcher and not isinstance(fn._cache, nb.core.caching.NullCache):
+        return fn  # cached already (our own kernels, cache=True plugins)
+    py = _python_function(fn)
     try:
-        source = inspect.getsourcefile(fn)
+        source = inspect.getsourcefile(py)
     except TypeError:
         source = None
-    return nb.njit(cache=bool(source) and os.path.isfile(source))(fn)
+    cache = bool(source) and os.path.isfile(source)
+    if dispatcher:
+        if not cache:
+            return fn
+        options = {k: v for k, v in fn.targetoptions.items() if k != "nopython"}
+        from bandits.compiling import track
+
+        return track(nb.njit(cache=True, locals=dict(fn.locals), **options)(py))
+    return nb.njit(cache=cache)(fn)
 
 
 @nb.njit(cache=True)

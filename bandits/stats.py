@@ -35,7 +35,7 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["COUNT", "SUM", "SUMSQ", "MEAN", "ISQRT", "NSTAT", "PRIOR", "FIRST", "NVIEW", "new_stats", "record"]
+__all__ = ["COUNT", "SUM", "SUMSQ", "MEAN", "ISQRT", "NSTAT", "PRIOR", "FIRST", "NVIEW", "new_stats", "record", "constant_step"]
 
 COUNT, SUM, SUMSQ, MEAN, ISQRT = 0, 1, 2, 3, 4
 NSTAT = 5
@@ -76,3 +76,11 @@ def record(stats, arm, reward):
     stats[SUMSQ, arm] += reward * reward
     stats[MEAN, arm] = s / n
     stats[ISQRT, arm] = 1.0 / math.sqrt(n)
+
+
+@nb.njit(cache=True, inline="always")
+def constant_step(q, reward, alpha):
+    """Q_{n+1} = Q_n + alpha (R_n - Q_n), the constant step-size estimate (Sutton & Barto 2018,
+    section 2.5, eq. 2.5: an exponential recency-weighted average, for non-stationary rewards);
+    Q_n NaN (an arm with no estimate yet, no initial Q_1 given): the reward itself."""
+    return reward if q != q else q + alpha * (reward - q)

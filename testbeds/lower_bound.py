@@ -8,9 +8,19 @@ with kl the Kullback-Leibler divergence of the reward family:
     Bernoulli  kl(p, q) = p ln(p/q) + (1-p) ln((1-p)/(1-q))
     Gaussian   kl(p, q) = (p - q)^2 / (2 sigma^2), so each term is 2 sigma^2 / (mu* - mu_i).
 
-An asymptotic statement: at finite horizons the best policies are still above C ln t (KL-UCB at
-10^4 plays on the KL-UCB paper's scenario: about 1.5 C), so it is drawn on regret plots (and as
-a level on regret / ln t plots), never asserted at a finite horizon.
+An asymptotic statement (a liminf), not a finite-time bound: at finite horizons the best policies
+can be below C ln t.  Measured on the KL-UCB paper's 10-arm scenario (means 0.1, 0.05 x 3,
+0.02 x 3, 0.01 x 3; C = 17.445, C ln 10^4 = 160.68), pseudo-regret at 10^4 plays over 2000 tasks:
+KL-UCB 0.70 C ln t, KL-UCB+ 0.44 C ln t, Bayes-UCB 0.62 C ln t, Thompson 0.51 C ln t, UCB1 3.12
+C ln t (95% intervals about +-0.005 C ln t), measured with
+
+    banditree testbed --env bernoulli --means 0.1,0.05,0.05,0.05,0.02,0.02,0.02,0.01,0.01,0.01 \
+        --tasks 2000 --horizon 10000 --seed 0 --policy klucb --policy klucb:plus=true \
+        --policy bayesucb --policy ucb1 --policy thompson --out results/lai-robbins
+
+(``pseudo_regret`` at step 10000 of ``summary.csv``, divided by C ln 10^4; at 10^3 plays KL-UCB is
+at 0.36 C ln t).  So the bound is drawn on regret plots (and as a level on regret / ln t plots),
+never asserted at a finite horizon.
 """
 from __future__ import annotations
 

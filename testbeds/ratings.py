@@ -8,7 +8,10 @@ A match of n games between A and B ends with w wins, d draws and l losses for A 
                     :func:`treepolicies.wilson_interval` (one implementation in the package)
     Elo difference  elo(p) = -400 log10(1 / p - 1)            (logistic Elo model: p = 1 / (1 + 10^(-D/400)))
     Elo interval    (elo(low), elo(high)): elo is increasing in p, so the Wilson bounds map to bounds
-                    on D; elo(0) = -inf and elo(1) = +inf.
+                    on D; elo(0) = -inf and elo(1) = +inf.  The Wilson interval always holds p
+                    (its upper end is exactly 1 at a full score and its lower end 0 at a null
+                    one: treepolicies.match), so every printed estimate lies in its printed
+                    interval: 60 wins in 60 games is ``Elo +inf [+477, +inf]``.
 
 9x9 NoGo has no draws and Go with komi 7.5 none either, so there p is the plain win rate.
 """
@@ -81,9 +84,10 @@ def rate(wins: int, draws: int, losses: int, z: float = 1.96) -> Rating:
 
 
 def _fmt_elo(x: float) -> str:
+    """Whole Elo points with a sign; +0 for an even score (not "-0": elo(0.5) is -0.0)."""
     if math.isinf(x):
         return "+inf" if x > 0 else "-inf"
-    return f"{x:+.0f}"
+    return f"{int(round(x)):+d}"
 
 
 def format_elo(r: Rating) -> str:

@@ -16,8 +16,9 @@ is O(tasks x arms + horizon) per policy and a horizon of 10**6 fits.
 
 Randomness: rewards are common random numbers of the testbed (:mod:`testbeds.testbed`), and the
 policy's own randomness (ties, Thompson draws) in task i comes from the stream
-``bandits.rng.stream_state(seed, i, 1)``, whatever the policy's position in the list: two identical
-policies give identical curves.  Tasks are cut into chunks of ``chunk_tasks`` (independent of
+``bandits.rng.stream_state(seed, i, 1)``, and the ties of its recommendation at the horizon
+(``Policy.recommend``) from the stream ``(seed, i, 2)``, whatever the policy's position in the
+list: two identical policies give identical curves.  Tasks are cut into chunks of ``chunk_tasks`` (independent of
 ``workers``); chunk sums are added in chunk order, so the numbers are bit-identical for any number
 of worker processes.
 """
@@ -36,7 +37,7 @@ from bandits.static import static_init, static_record, static_select
 from bandits.policy import BanditBatch
 from bandits.compiling import track
 from bandits.registry import policy_key
-from bandits.rng import counter_key, keyed_normal, stream_state
+from bandits.rng import Stream, counter_key, keyed_normal, stream_state
 from bandits.stats import COUNT
 from testbeds._spawn import run_here_instead
 from testbeds.results import METRICS, TestbedResult
@@ -174,11 +175,19 @@ def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, 
     batch = BanditBatch(stats=stats, valid=np.ones((n, k), dtype=np.bool_),
                         t=np.full(n, horizon, dtype=np.int64), state=state, arm_state=arm_state)
     diagnostics = {key: float(np.sum(value)) for key, value in policy.diagnostics(batch).items()}
-    # best-arm identification: the arm each task recommends at the end, against the (last) means
-    chosen = policy.recommend(batch)
+    # best-arm identification: the arm each task recommends at the end, against the (last) means;
+    # task i's ties come from the stream (seed, i, 2), whatever chunk it is in
+    chosen = np.array([policy.recommend(_row(batch, c), Stream(seed, task0 + c, 2))[0] for c in range(n)],
+                      dtype=np.int64)
     simple = means.max(axis=1) - means[np.arange(n), chosen]
     rec = np.array([simple.sum(), (simple * simple).sum(), float(np.count_nonzero(simple > 0.0))])
     return acc, diagnostics, ((t_arms, t_rewards) if trace else None), rec
+
+
+def _row(batch: BanditBatch, c: int) -> BanditBatch:
+    """Bandit ``c`` of ``batch`` as a batch of one (views)."""
+    return BanditBatch(stats=batch.stats[c:c + 1], valid=batch.valid[c:c + 1], t=batch.t[c:c + 1],
+                       state=batch.state[c:c + 1], arm_state=batch.arm_state[c:c + 1])
 
 
 def _check_int(name: str, value: Any, low: int) -> int:

@@ -183,11 +183,44 @@ def _ignore_sigint() -> None:  # pool initializer: Ctrl-C is the client's busine
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def compile_players(tasks: list[Task]) -> None:
+    """Compile (or load from numba's disk cache) in this process what the MCTS players of ``tasks``
+    compile: one search of one playout from the start of each (game, player spec) pair.
+
+    Run before the worker processes start, so that on a machine's first run the compilation is
+    made once, here, and announced once (:func:`bandits.compiling.notice` speaks only in the main
+    process), instead of in every worker at once, silently; the workers then load it from the
+    cache.  Other players (random, alpha-beta) compile nothing of their own and are skipped.
+    """
+    import treepolicies
+    from bandits.registry import load_plugin
+    from bandits.rng import Stream
+    from treepolicies.games import make_game
+
+    done = set()
+    for task in tasks:
+        for path in task.plugins:
+            load_plugin(path)
+        cfg = MatchConfig.from_dict(task.config)
+        for spec in (cfg.a, cfg.b):
+            key = (cfg.game, tuple(sorted(cfg.game_options.items())), spec)
+            if key in done:
+                continue
+            done.add(key)
+            player = treepolicies.make_player(spec, playouts=1)
+            try:
+                if isinstance(player, treepolicies.MCTSPlayer):
+                    player.choose(make_game(cfg.game, **cfg.game_options), Stream(0, 0))
+            finally:
+                player.close()
+
+
 def run_local(tasks: list[Task], workers: int = 1) -> Iterator[tuple[int, GameRow]]:
     """Yield results of ``tasks`` as they finish, in this process (workers=1) or a process pool.
 
     Closing the iterator (an exception, Ctrl-C) terminates the pool at once; unfinished games
-    are lost, finished ones were yielded.  The pool starts fresh interpreters ("spawn"), so a
+    are lost, finished ones were yielded.  Before the pool starts, this process compiles what the
+    players need (:func:`compile_players`).  The pool starts fresh interpreters ("spawn"), so a
     script that calls this with workers > 1 needs the usual ``if __name__ == "__main__":`` guard.
     """
     if workers < 1:
@@ -196,6 +229,7 @@ def run_local(tasks: list[Task], workers: int = 1) -> Iterator[tuple[int, GameRo
         for t in tasks:
             yield play_task(t)
         return
+    compile_players(tasks)
     ctx = mp.get_context("spawn")  # fresh interpreters: same on Linux and macOS, no forked threads
     pool = ctx.Pool(min(workers, len(tasks)), initializer=_ignore_sigint)
     try:

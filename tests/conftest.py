@@ -30,3 +30,27 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# A Ctrl-C that lands in one of numba's ctypes callbacks while a test (or the collection of a test
+# file) compiles is 'ignored' by ctypes ("Exception ignored on calling ctypes callback"), and a
+# first run of the suite compiles for minutes: Ctrl-C after Ctrl-C was lost.  Every test and the
+# collection run inside bandits.compiling.interrupts_delivered(), as every command of the command
+# line does (issue 24, item 12; the notebook tests: tests/notebook_helpers.py).
+import pytest  # noqa: E402
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    from bandits.compiling import interrupts_delivered
+
+    with interrupts_delivered():
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    from bandits.compiling import interrupts_delivered
+
+    with interrupts_delivered():
+        yield

@@ -200,7 +200,7 @@ def test_successive_rejects_phase_lengths_pinned_for_k20_n2000():
     counts = batch.counts[0]
     assert counts[:19].tolist() == expected
     assert counts[19] == 2000 - sum(expected) and sum(expected) + expected[-1] <= 2000
-    assert policy.recommend(batch).tolist() == [19]
+    assert policy.recommend(batch, 0).tolist() == [19]
 
 
 def test_sequential_halving_round_budgets_pinned_for_k20_t2000():
@@ -216,7 +216,97 @@ def test_sequential_halving_round_budgets_pinned_for_k20_t2000():
         arm = policy.select(batch, 0)
         policy.update(batch, arm, arm / 20.0)
     assert batch.counts[0].tolist() == [20] * 10 + [60] * 5 + [140] * 2 + [273, 473, 474]
-    assert policy.recommend(batch).tolist() == [19]
+    assert policy.recommend(batch, 0).tolist() == [19]
+
+
+# -- sequential halving's schedule from the formula, its last halving, ties (issue 24, item 14) --
+def karnin_schedule(k, budget):
+    """Karnin, Koren & Somekh (2013), Algorithm 1, written here from the paper: R = ceil(log2 K)
+    rounds (integer arithmetic: (K - 1).bit_length()), |S_0| = K, |S_{r+1}| = ceil(|S_r| / 2),
+    t_r = floor(T / (|S_r| R)); returns [(|S_r|, t_r)] per round."""
+    n_rounds = (k - 1).bit_length()
+    out, size = [], k
+    for _ in range(n_rounds):
+        out.append((size, budget // (size * n_rounds)))
+        size = (size + 1) // 2
+    return out
+
+
+@pytest.mark.parametrize("k, budget, exact", [
+    (20, 3600, True),   # Audibert et al.'s Experiment 6 budget: 5 rounds of 720 pulls
+    (20, 1800, True),   # Experiment 2: 5 rounds of 360
+    (8, 2400, True),    # 3 rounds: 8 x 100, 4 x 200, 2 x 400
+    (4, 400, True),     # 2 rounds: 4 x 50, 2 x 100
+    (20, 2000, False),  # 20 x 20, 10 x 40, 5 x 80, 3 x 133, 2 x 200 = 1999: one spare play
+    (5, 1000, False),   # 3 rounds: 5 x 66, 3 x 111, 2 x 166 = 995
+    (3, 10, False),     # 2 rounds: 3 x 1, 2 x 2 = 7
+])
+def test_sequential_halving_follows_the_published_schedule(k, budget, exact):
+    # with rewards i / K (arm i), S_{r+1} is the top half of S_r by index: arm i is in rounds
+    # 0 .. (the last round whose |S_r| top arms hold it); its pulls are the sum of those t_r, and
+    # the survivor (arm K-1) also plays the budget the rounds leave
+    schedule = karnin_schedule(k, budget)
+    used = sum(size * t for size, t in schedule)
+    assert (used == budget) == exact
+    expected = [sum(t for size, t in schedule if i >= k - size) for i in range(k)]
+    expected[-1] += budget - used
+    policy = make_policy(f"seqhalving:horizon={budget}")
+    batch = policy.init(1, k)
+    stream = Stream(3)
+    for _ in range(budget):
+        arm = policy.select(batch, stream)
+        policy.update(batch, arm, arm / k)
+    assert batch.counts[0].tolist() == expected
+    assert [round_budget(float(budget), size, len(schedule)) for size, _ in schedule] == [t for _, t in schedule]
+    assert policy.recommend(batch, stream).tolist() == [k - 1]
+
+
+@pytest.mark.parametrize("budget", [400, 401])
+def test_sequential_halving_makes_its_last_halving_when_the_budget_is_used_exactly(budget):
+    # K = 4, T = 400: rounds 4 x 50 and 2 x 100 use the budget exactly (T = 401: one spare play).
+    # Arm 0 gives 1.0 on its first 50 pulls (round 0), then 0.5; arm 1 gives 0.6, then 0.55;
+    # arms 2, 3 give 0.  Round 0 keeps arms 0 and 1; round 1's samples (0.5 against 0.55) keep
+    # arm 1: the algorithm as published recommends arm 1.  The mean of all plays would say arm 0
+    # ((50 + 100 x 0.5) / 150 = 0.667 against (30 + 55) / 150 = 0.567): that was our answer at
+    # T = 400, where the last halving (made only when a next pull is asked for) never came.
+    policy = make_policy(f"seqhalving:horizon={budget}")
+    batch = policy.init(1, 4)
+    stream = Stream(1)
+    for _ in range(budget):
+        arm = int(policy.select(batch, stream)[0])
+        n = batch.counts[0, arm]
+        reward = [1.0 if n < 50 else 0.5, 0.6 if n < 50 else 0.55, 0.0, 0.0][arm]
+        policy.update(batch, np.array([arm]), np.array([reward]))
+    assert batch.counts[0].tolist()[:2] in ([150, 150], [150, 151])
+    assert policy.recommend(batch, stream).tolist() == [1]
+
+
+def _recommendations_when_all_arms_tie(spec, k, budget, n=2000):
+    """The arms n bandits recommend after ``budget`` plays of ``spec`` on K arms that all pay 0.5."""
+    policy = make_policy(spec).bind(budget)
+    batch = policy.init(n, k)
+    stream = Stream(11)
+    for _ in range(budget):
+        policy.update(batch, policy.select(batch, stream), np.full(n, 0.5))
+    return np.bincount(policy.recommend(batch, stream), minlength=k)
+
+
+@pytest.mark.parametrize("spec, k, budget", [
+    ("seqhalving", 4, 400),  # the budget used exactly: the last halving is the recommendation's
+    ("seqhalving", 4, 401),  # one spare play: select made the last halving
+    ("sr", 4, 4),            # successive rejects uses its budget exactly only at n = K (n_k = 1):
+                             # all three rejections are the recommendation's
+    ("sr", 4, 100),          # spare plays: select made the rejections
+    ("ucb1", 4, 40),         # Policy.recommend: the best mean, here a 4-way tie
+])
+def test_recommendation_ties_favour_no_arm_index(spec, k, budget):
+    # every arm pays 0.5, so every elimination and the final choice are exact ties: each of the
+    # 4 arms must be recommended by about a quarter of 2000 bandits (binomial s.d.
+    # sqrt(2000 x 1/4 x 3/4) = 19.4; 5 s.d.: 403..597).  Lowest-index ties gave arm 0 every
+    # recommendation (sr at n = K, ucb1) or half of them (seqhalving at T = 400: arm 0 is in the
+    # final pair half the time and won every tie there).
+    counts = _recommendations_when_all_arms_tie(spec, k, budget)
+    assert counts.sum() == 2000 and ((403 <= counts) & (counts <= 597)).all(), counts
 
 
 def test_best_arm_policies_recommend_before_the_end_and_other_policies_recommend_the_best_mean():
@@ -227,12 +317,12 @@ def test_best_arm_policies_recommend_before_the_end_and_other_policies_recommend
     for _ in range(100):
         arm = policy.select(batch, 0)
         policy.update(batch, arm, np.array([0.5, 0.6, 0.1, 0.9])[arm])
-    assert batch.counts[0].tolist() == [50, 50, 0, 0] and policy.recommend(batch).tolist() == [1]
+    assert batch.counts[0].tolist() == [50, 50, 0, 0] and policy.recommend(batch, 0).tolist() == [1]
     ucb = make_policy("ucb1")
     b = ucb.init(2, 3)
     ucb.update(b, np.array([0, 2]), np.array([0.3, 0.8]))
     ucb.update(b, np.array([1, 0]), np.array([0.9, 0.1]))
-    assert ucb.recommend(b).tolist() == [1, 2]  # the highest mean among tried arms
+    assert ucb.recommend(b, 0).tolist() == [1, 2]  # the highest mean among tried arms
 
 
 @pytest.mark.parametrize("spec", ZOO_SPECS)

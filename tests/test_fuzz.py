@@ -4,7 +4,9 @@ and the numeric command-line arguments.
 SGF: any text or bytes given to ``load_sgf`` gives a game or a ValueError, nothing else, and never
 more setup stones than the board has points.  GTP: every answer of the in-process engine to any
 command line is well framed (``=[id] ...`` or ``?[id] ...`` and an empty line), never an internal
-error, and a refused command leaves the position exactly as it was.  Specs: any string gives a
+error, and a refused command leaves the position exactly as it was; over long sessions of moves,
+genmove, undo, komi, clear_board, boardsize and loadsgf (Go and NoGo), undo gives back exactly
+the game a whole copy kept, and memory stays under 1000 B per command.  Specs: any string gives a
 policy or a ValueError from ``make_policy``, and a player that moves or a ValueError from
 ``make_player``.  Command line: any text for a numeric flag is parsed within its documented range
 or refused with exit 2 and one line naming the flag.  Small boards, the random player and fixed,
@@ -207,6 +209,94 @@ def test_gtp_moves_then_hostile_lines(sgf_files):
             assert e.handle(cmd).startswith("=")
         for line in lines:
             check_line(e, line)
+
+    run()
+
+
+# -- long GTP sessions: undo exactness and memory per move (issue 24, item 3) -----------------------
+def session_commands(game, sgf_files=None):
+    """Commands of a session: moves (anywhere, pass included, out of turn), genmove, undo and komi,
+    which keep or take back history; with ``sgf_files``, also the commands that replace the
+    position or only read it (clear_board, boardsize, loadsgf of a record of the game, showboard,
+    final_score).  Most moves fail on a crowded board, which the checks also cover."""
+    vertex = st.builds(lambda c, r: c + r, st.sampled_from("ABCDE"), st.sampled_from("12345"))
+    if game == "go":
+        vertex = vertex | st.just("pass")
+    colour = st.sampled_from("bw")
+    play = st.builds(lambda c, v: f"play {c} {v}", colour, vertex)
+    keep = st.one_of(play, play, play, st.builds(lambda c: f"genmove {c}", colour), st.just("undo"),
+                     st.sampled_from(["komi 0.5", "komi -3", "komi 6"]))
+    if sgf_files is None:
+        return keep
+    record = next(f for f in sgf_files if os.path.basename(f) == f"{game}.sgf")
+    return keep | st.sampled_from(["clear_board", "boardsize 5", f"loadsgf {record}", "showboard", "final_score"])
+
+
+#: commands that replace the position and empty the undo stack
+RESETS = ("clear_board", "boardsize", "loadsgf")
+
+
+def history(g):
+    """A game's whole history: state array, moves, movers, setup and (Go) its superko record."""
+    return (g.state.tobytes(), tuple(g.moves), tuple(g.movers), tuple(g.setup),
+            g._seen.tobytes() if hasattr(g, "_seen") else None)
+
+
+@pytest.mark.parametrize("game", ["go", "nogo"])
+def test_undo_gives_back_exactly_the_game_a_full_copy_kept(game, sgf_files):
+    # the reference is the old undo stack: a whole copy of the game before every move; after
+    # each undo the engine's game must be that copy, but for the komi (a komi since then holds);
+    # clear_board, boardsize and loadsgf empty both
+    @settings(FUZZ, max_examples=20)
+    @given(st.lists(session_commands(game, sgf_files), min_size=40, max_size=150))
+    def run(commands):
+        e = GtpEngine(game=game, size=5, komi=0.5, player="random", seed=4)
+        copies = []
+        for c in commands:
+            before = e.game.copy()
+            answer = e.handle(c)
+            assert ANSWER.fullmatch(answer) and "internal error" not in answer, (c, answer)
+            kept = len(e.game.moves) > len(before.moves)
+            if c.startswith(RESETS) and answer.startswith("="):
+                copies = []
+            elif c.startswith(("play", "genmove")) and kept:
+                copies.append(before)
+            elif c == "undo" and answer.startswith("="):
+                ref = copies.pop()
+                if game == "go":
+                    ref.set_komi(e.komi)
+                assert history(e.game) == history(ref)
+            assert len(e.undo_stack) == len(copies)
+
+    run()
+
+
+@pytest.mark.parametrize("game", ["go", "nogo"])
+def test_a_long_session_holds_o1_memory_per_command(game, sgf_files):
+    # a drawn pattern of commands (any of session_commands, loadsgf and clear_board included),
+    # repeated to 1200 commands on 5x5: the memory traced over the last 1000 stays under 1000 B
+    # per command.  A whole-copy undo stack held 3984 B of state per move kept (5x5 Go), plus
+    # 16 B per move already played: 4 MB over 1000 kept moves, the first example
+    import tracemalloc
+
+    @settings(FUZZ, max_examples=3)
+    @given(st.lists(session_commands(game, sgf_files), min_size=1, max_size=8))
+    @example(["play b pass", "play w pass"] if game == "go" else ["genmove b", "genmove w", "clear_board"])
+    @example(["genmove b", "play w c3", "genmove w", "undo", "komi 6"])
+    def run(pattern):
+        e = GtpEngine(game=game, size=5, komi=0.5, player="random", seed=5)
+        lines = (pattern * (1200 // len(pattern) + 1))[:1200]
+        for c in lines[:200]:
+            e.handle(c)
+        tracemalloc.start()
+        try:
+            start = tracemalloc.get_traced_memory()[0]
+            for c in lines[200:]:
+                e.handle(c)
+            grown = tracemalloc.get_traced_memory()[0] - start
+        finally:
+            tracemalloc.stop()
+        assert grown < 1000 * 1000, (pattern, grown, len(e.game.moves))
 
     run()
 

@@ -313,3 +313,93 @@ def test_a_closed_stdout_ends_the_engine_quietly():
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0
     assert stderr == ""  # no BrokenPipeError traceback, no "Exception ignored" at exit
+
+
+# -- memory per move is O(1) and a game is bounded (issue 24, items 3 and 9) -----------------------
+def _held(e, warm, *phases):
+    """Traced bytes the process holds at the start and after each phase (a list of commands,
+    each answered '= ...'), tracing from after the commands ``warm`` (which fill caches)."""
+    import tracemalloc
+
+    for c in warm:
+        assert e.handle(c).startswith("="), c
+    tracemalloc.start()
+    try:
+        held = [tracemalloc.get_traced_memory()[0]]
+        for phase in phases:
+            for c in phase:
+                assert e.handle(c).startswith("="), c
+            held.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    return held
+
+
+def test_a_long_pass_session_holds_a_few_hundred_bytes_per_move():
+    # issue 24 item 3: 16 000 pass lines reached 2.75 GB (each move pushed a whole copy of the
+    # game: its 9x9 state array of 32 + 9 * 121 + 81 = 1202 int64 = 9616 B, and its move lists,
+    # 16 B per move played, so the memory grew with the square of the game length).  A pass
+    # changes 3 to 5 state slots (to-move, passes, moves, ko, the superko list's move number):
+    # a step back is an object of 4 slots (72 B) and two arrays (112 B + 12 B per slot each),
+    # plus 8 B in each of the moves, movers and undo lists: about 400 B, the same late as early
+    e = GtpEngine(game="go", size=9, player="random")
+    lines = [f"play {'bw'[k % 2]} pass" for k in range(2200)]
+    held = _held(e, lines[:200], lines[200:1200], lines[1200:])
+    per_move = [(held[1] - held[0]) / 1000, (held[2] - held[1]) / 1000]
+    assert all(b < 1000 for b in per_move), per_move
+    assert len(e.undo_stack) == len(e.game.moves) == 2200
+
+
+def test_genmove_and_undo_hold_o1_memory_per_move_and_undo_restores_the_start():
+    # the second command that keeps history: genmove (random stones, then passes once no
+    # non-eye point is left; captures on the way); the full copies were 5x5 states of
+    # 32 + 9 * 49 + 25 = 498 int64 = 3984 B plus the move lists
+    e = GtpEngine(game="go", size=5, player="random", seed=3)
+    start = e.game.state.copy()
+    moves = [f"genmove {'bw'[k % 2]}" for k in range(1200)]
+    held = _held(e, moves[:200], moves[200:700], moves[700:], ["undo"] * 1200)
+    per_move = [(held[1] - held[0]) / 500, (held[2] - held[1]) / 500]
+    assert all(b < 1000 for b in per_move), per_move
+    # undo gives back what the 1000 traced moves held, but for some 20 kB (list capacity kept,
+    # interpreter free lists): the old stack gave back its copies too, the test is of the level
+    assert held[3] - held[0] < 0.1 * (held[2] - held[0]), held
+    assert (e.game.state == start).all() and e.game.moves == [] and e.game.movers == []
+    assert e.handle("undo") == "? cannot undo\n\n"
+
+
+def test_a_game_holds_at_most_max_moves():
+    from treepolicies.gtp import MAX_GAME_MOVES
+
+    assert MAX_GAME_MOVES == 20_000  # docs/go-nogo.md
+    for bad in (0, MAX_GAME_MOVES + 1, 2.5, True):
+        with pytest.raises(ValueError, match=r"^max_moves must be an integer in 1\.\.20000, got "):
+            GtpEngine(player="random", max_moves=bad)
+    e = GtpEngine(game="go", size=5, player="random", max_moves=4)
+    for cmd in ("play b c3", "play w pass", "genmove b", "play w pass"):
+        assert e.handle(cmd).startswith("= "), cmd
+    before = (e.game.state.tobytes(), list(e.game.moves), len(e.undo_stack))
+    too_long = "? game too long: this engine keeps at most 4 moves (clear_board starts a new game)\n\n"
+    assert e.handle("play b pass") == too_long
+    assert e.handle("genmove b") == too_long
+    assert (e.game.state.tobytes(), list(e.game.moves), len(e.undo_stack)) == before
+    assert e.handle("undo") == "= \n\n" and e.handle("play w pass") == "= \n\n"  # room again
+    assert e.handle("clear_board") == "= \n\n" and e.handle("play b pass") == "= \n\n"
+
+
+def test_loadsgf_refuses_a_record_longer_than_the_engine_keeps(tmp_path):
+    # issue 24 item 9: a pass-only record under the 10 MB cap loaded for minutes; now the parse
+    # stops at the first node past the limit (20 000 moves), in one line, and nothing changes
+    path = tmp_path / "passes.sgf"
+    path.write_text("(;GM[1]SZ[9]" + ";B[];W[]" * 10_000 + ";B[])")  # 20 001 passes
+    e = GtpEngine(game="go", size=9, player="random")
+    assert e.handle("play b e5") == "= \n\n"
+    answer = e.handle(f"loadsgf {path}")
+    assert answer == ("? cannot load file: SGF main line has more than 20000 nodes after the root "
+                      "(the most read)\n\n"), answer
+    assert e.game.moves == [40] and len(e.undo_stack) == 1
+    small = GtpEngine(game="go", size=9, player="random", max_moves=3)  # the engine's own limit
+    path.write_text("(;GM[1]SZ[9];B[];W[];B[ee];W[])")
+    assert small.handle(f"loadsgf {path}").startswith("? cannot load file: SGF main line has more than 3 nodes")
+    assert small.handle(f"loadsgf {path} 4") .startswith("? cannot load file")  # the record, not the position
+    path.write_text("(;GM[1]SZ[9];B[];W[];B[ee])")
+    assert small.handle(f"loadsgf {path}") == "= white\n\n" and small.game.moves == [81, 81, 40]

@@ -3,7 +3,8 @@ import os
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from tests.notebook_helpers import execute_notebook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -17,8 +18,7 @@ def test_notebook_runs_tiny(cwd):
                     'GAMES_PLAYED = ["connect4"]\n'
                     'SECOND = {"transpositions": "ucb1:c=0.5,transpositions=true", '
                     '"evaluator": "puct:c=1.5,evaluator=c4_windows,eval_batch=8"}')
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": cwd}})
-    client.execute()
+    execute_notebook(nb, cwd)
     assert not [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "RAVE                 chooses" in outputs and "of plain UCT" in outputs

@@ -3,7 +3,8 @@ import os
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from tests.notebook_helpers import execute_notebook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -14,9 +15,7 @@ def test_notebook_runs_tiny(cwd):
     first = next(c for c in nb.cells if c.cell_type == "code")
     first.source = ('PLAYOUTS = 200\nGO_MOVES = "E5 C3 G7"\nC4_MOVES = "3 3 2"\nPLAYER = "ucb1:c=0.5"\nSEED = 0\n'
                     'TUNE_GRID = "0.5,50"\nTUNE_AGAINST = "ucb1:c=1.4"\nTUNE_PLAYOUTS = 300\nTUNE_BUDGET = 80')
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": cwd}})
-    client.execute()
+    execute_notebook(nb, cwd)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     text = "".join(o.get("text", "") for o in outputs)

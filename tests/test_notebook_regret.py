@@ -9,6 +9,7 @@ nbclient = pytest.importorskip("nbclient")
 
 from testbeds.runner import run_testbed  # noqa: E402
 from testbeds.testbed import make_testbed  # noqa: E402
+from tests.notebook_helpers import execute_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "regret_curves.ipynb"
@@ -21,8 +22,7 @@ def test_notebook_runs_at_a_tiny_size(cwd, workers):
     assert code[0].source.lstrip().startswith("# Parameters")
     # keep the notebook's POLICIES; pin the testbed and shrink the run (workers=2: spawned from a kernel)
     code[0].source += f"\nENV = 'gaussian'\nARMS = 60\nSEED = 0\nTASKS = 4\nHORIZON = 60\nWORKERS = {workers}\n"
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(cwd)}}).execute()
+    execute_notebook(nb, cwd)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     assert not [o for o in outputs if "running in this process" in o.get("text", "")]  # a kernel can spawn

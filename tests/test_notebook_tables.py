@@ -12,6 +12,7 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 from testbeds.tables import TablesSpec, run_tables  # noqa: E402
+from tests.notebook_helpers import execute_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "go_nogo_tables.ipynb"
@@ -24,8 +25,7 @@ def run_notebook(db: str, cwd: Path):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].source.lstrip().startswith("# Parameters")
     code[0].source = f"DB = {db!r}\nGAMES = None"
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(cwd)}}).execute()
+    execute_notebook(nb, cwd)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")

@@ -3,7 +3,8 @@ import os
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from tests.notebook_helpers import execute_notebook
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -14,8 +15,7 @@ def test_notebook_runs_tiny(cwd):
     first = next(c for c in nb.cells if c.cell_type == "code")
     first.source = ('PLAYOUTS = 50\nGAMES = 2\nSEED = 0\nBASELINE = "ucb1:c=1.4"\n'
                     'POLICIES = ["miucb:episodic=true", "thompson"]\nTASKS, PLAYS = 4, 60')
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": cwd}})
-    client.execute()
+    execute_notebook(nb, cwd)
     assert not [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     outputs = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "miucb:episodic=true vs ucb1:c=1.4" in outputs and "visits by column" in outputs

@@ -1,5 +1,6 @@
 """Score rate, Wilson 95% interval and Elo difference against hand-computed values."""
 import math
+import re
 
 import pytest
 
@@ -82,3 +83,43 @@ def test_format_rating_line():
     line = format_rating(rate(7, 0, 3), "Mi-UCT")
     assert line == ("Mi-UCT scores 0.700 [0.397, 0.892] over 10 games (W 7 D 0 L 3); "
                     "Elo +147 [-73, +367] (95%)")
+
+
+# -- every printed estimate lies in its printed interval (issue 24, item 18) ------------------------
+def test_a_full_and_a_null_score_print_their_estimate_inside_their_interval():
+    # 60 of 60: Wilson at p = 1 is [1 / (1 + z^2/n), 1] = [1 / (1 + 3.8416/60), 1] = [0.939826, 1]
+    # (the half width z sqrt(z^2 / (4 n^2)) / den equals the centre's excess z^2/(2n) / den);
+    # elo(0.939826) = -400 log10(1/0.939826 - 1) = -400 log10(0.0640272) = +477.5; elo(1) = +inf.
+    # It printed "+inf [+477, +6261]": the upper end was 1 - 1.1e-16 in floating point.
+    assert format_rating(rate(60, 0, 0)) == ("A scores 1.000 [0.940, 1.000] over 60 games (W 60 D 0 L 0); "
+                                             "Elo +inf [+477, +inf] (95%)")
+    # 0 of 11: [0, 11 / (11 + 3.8416)] = [0, 0.258840]: elo(0.258840) = -400 log10(2.86339) = -182.7;
+    # the lower end was 2.8e-17, so the interval read [-6640, -183] around -inf
+    assert format_rating(rate(0, 0, 11)) == ("A scores 0.000 [0.000, 0.259] over 11 games (W 0 D 0 L 11); "
+                                             "Elo -inf [-inf, -183] (95%)")
+    assert format_rating(rate(30, 0, 30)).endswith("Elo +0 [-87, +87] (95%)")  # not "-0"
+
+
+def _numbers(text):
+    return [math.inf if t == "+inf" else -math.inf if t == "-inf" else float(t)
+            for t in re.findall(r"[+-]inf|[+-]?\d+(?:\.\d+)?", text)]
+
+
+def test_every_printer_prints_its_estimate_inside_its_interval():
+    # every score of up to 120 games (draws: halves): the Rating holds low <= rate <= high and
+    # elo_low <= elo <= elo_high, and the printers (format_rating, format_elo, the tournament's
+    # progress line, the tables' Markdown cell) show the estimate inside the printed interval
+    from testbeds.ratings import format_elo
+    from testbeds.tables import _md_cell
+    from testbeds.tournament import _postfix
+
+    for n in range(1, 121):
+        for wins in range(n + 1):
+            for draws in sorted({0, n - wins}):
+                r = rate(wins, draws, n - wins - draws)
+                assert r.low <= r.rate <= r.high and r.elo_low <= r.elo <= r.elo_high, (wins, draws, n)
+                assert (r.low == 0.0) == (r.rate == 0.0) and (r.high == 1.0) == (r.rate == 1.0)
+                for shown in (format_elo(r), _postfix((wins, draws, n - wins - draws)), _md_cell(r),
+                              format_rating(r).split(" over ")[0], format_rating(r).split("; ")[1]):
+                    est, low, high = _numbers(shown.removesuffix(" (95%)"))[-3:]
+                    assert low <= est <= high, (wins, draws, n, shown)

@@ -233,3 +233,73 @@ def test_a_game_going_on_past_the_move_cap_reads_back():
 def test_replay_still_refuses_moves_illegal_by_the_rules():
     with pytest.raises(ValueError, match=r"SGF move 4 \(B C3\) is illegal"):
         load_sgf("(;GM[1]SZ[5];B[cc];W[];B[];B[cc])")  # occupied, after the game end
+
+
+# -- the work of reading a record is bounded, not only its bytes (issue 24, item 9) ----------------
+MOST_MOVES, ITEMS_PER_MOVE = 20_000, 16  # the limits docs/go-nogo.md states
+
+
+def test_the_move_and_item_limits_are_those_documented():
+    from treepolicies import sgf
+
+    assert (sgf.MAX_SGF_MOVES, sgf.ITEMS_PER_MOVE) == (MOST_MOVES, ITEMS_PER_MOVE)
+
+
+@pytest.mark.parametrize("shape, body, match", [
+    # one pass past the limit: the parse stops at node 20 001 of the main line
+    ("passes", lambda n, items: ";B[]" * (n + 1), r"main line has more than 20000 nodes"),
+    # empty main-line nodes (no move at all) are held to the same limit
+    ("empty nodes", lambda n, items: ";" * (n + 1), r"main line has more than 20000 nodes"),
+    # variations off the main line: the root's tree, node and two values are items 1 to 4, each
+    # variation adds 3 (its "(", ";" and value), so item 320 017 (past 16 * 20 001) comes in
+    # variation (320 017 - 4) / 3 = 106 671 of the 106 673 written
+    ("variations", lambda n, items: "(;B[aa])" * (items // 3 + 1), r"more than 320016 trees, nodes"),
+    # escapes inside one comment value count one item each: after the root's 4 items, the node
+    # and the value (5, 6), escape 320 011 is item 320 017 (of 320 016 written)
+    ("escapes", lambda n, items: ";C[" + "\\]" * items + "]", r"more than 320016 trees, nodes"),
+])
+def test_a_record_past_the_limits_is_refused_where_the_limit_is_reached(shape, body, match):
+    # the text goes on with a character no SGF may hold: a parse that read to the end would
+    # report it ("unexpected character"), one that stops at the limit reports the limit
+    n = MOST_MOVES
+    text = "(;GM[1]SZ[9]" + body(n, ITEMS_PER_MOVE * (n + 1)) + "!)"
+    with pytest.raises(ValueError, match=match):
+        parse_sgf(text)
+
+
+def test_a_record_of_the_most_moves_replays_with_one_superko_scan(monkeypatch):
+    # the root's superko list (a scan of every candidate move, go_repeating_moves on n > 1
+    # moves) matters only where a search starts: the replay writes it once, at the end, and the
+    # position is the one move-by-move play gives (the list included: the whole state array)
+    from treepolicies.games import go as go_module
+
+    n = MOST_MOVES
+    moves = ["B[]" if k % 2 == 0 else "W[]" for k in range(n - 3)] + ["B[ee]", "W[]", "B[]"]
+    text = "(;GM[1]SZ[9]" + "".join(";" + m for m in moves) + ")"
+    real, scans = go_module.go_repeating_moves, []
+
+    def counted(state, cand, k, seen, out):
+        if k > 1:
+            scans.append(k)
+        return real(state, cand, k, seen, out)
+
+    monkeypatch.setattr(go_module, "go_repeating_moves", counted)
+    g = load_sgf(text)
+    assert len(g.moves) == n and len(scans) == 1
+    monkeypatch.setattr(go_module, "go_repeating_moves", real)
+    ref = Go(size=9, komi=0)  # the same moves by GTP's rule (no KM: komi 0), each play writing the list
+    for player, code in parse_sgf(text).moves:
+        if ref.terminal():
+            ref.reopen()
+        ref.set_to_move(player)
+        ref.play(ref.PASS if code is None else code)
+    assert (g.state == ref.state).all() and g.moves == ref.moves and (g._seen == ref._seen).all()
+    assert g.legal_moves() == ref.legal_moves()
+
+
+def test_soft_line_breaks_and_escapes_in_values():
+    # FF[4]: "\" + newline is removed (a soft line break), "\" + any other character is that character
+    rec = parse_sgf("(;GM[1]SZ[5]PB[a\\\nb\\\r\\]c\\\\]PW[\\x\\\\\\]];B[aa])")
+    assert rec.black == "ab]c\\" and rec.white == "x\\]"
+    with pytest.raises(ValueError, match="unterminated"):
+        parse_sgf("(;GM[1]SZ[5]PB[abc\\")

@@ -27,6 +27,12 @@ playouts, not a GTP session: ``play`` accepts every move legal by the rules afte
 after two passes answers ``pass`` and after the move cap searches on.  Every move ``play`` or
 ``genmove`` makes (a pass included) goes on the undo stack, so ``undo`` stays in step with the
 controller.
+
+Memory: the undo stack holds one step back per move (the state slots the move changed,
+:meth:`BoardGame.undo_step`), not a copy of the game, so memory grows by O(1) per move, and a game
+holds at most ``max_moves`` (default ``MAX_GAME_MOVES``) moves: past them ``play`` and ``genmove``
+answer ``? game too long`` and ``loadsgf`` refuses a longer record (:func:`sgf.parse_sgf` stops
+reading at the limit).
 """
 from __future__ import annotations
 
@@ -36,14 +42,19 @@ from bandits.rng import Stream
 from treepolicies.games.board import H_PASSES, MAX_SIZE, MIN_SIZE
 from treepolicies.games.go import Go, check_komi
 from treepolicies.games.nogo import NoGo
+from treepolicies.sgf import MAX_SGF_MOVES
 
-__all__ = ["GtpEngine", "COMMANDS", "MAX_LINE", "clean_line"]
+__all__ = ["GtpEngine", "COMMANDS", "MAX_LINE", "MAX_GAME_MOVES", "clean_line"]
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
             "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf",
             "quit", "gogui-analyze_commands", "lz-analyze", "banditree-visits", "banditree-values",
             "banditree-pv")
 MAX_LINE = 8192
+#: The most moves a game over GTP holds (play, genmove; loadsgf reads no longer record): the
+#: history and the undo stack grow by O(1) per move (:meth:`BoardGame.undo_step`), so this bounds
+#: a session's memory whatever a controller sends (docs/go-nogo.md).
+MAX_GAME_MOVES = MAX_SGF_MOVES
 _GTP_STREAM = 0x475450  # "GTP": stream id of genmove's randomness
 
 
@@ -94,17 +105,21 @@ class GtpEngine:
 
     game: "go" or "nogo"; size 5..19; komi (Go); player: a player spec for
     treepolicies.players.make_player (e.g. ``miucb:episodic=true``) or a Player; playouts /
-    seconds: its budget per move; seed: genmove k draws from stream (seed, GTP, k).
+    seconds: its budget per move; seed: genmove k draws from stream (seed, GTP, k); max_moves
+    (1..MAX_GAME_MOVES): the most moves a game holds (play, genmove, loadsgf).
     """
 
     def __init__(self, game: str = "go", size: int = 9, komi: float = 7.5, player="miucb:episodic=true",
                  playouts: int | None = 3000, seconds: float | None = None, seed: int = 0, name: str = "banditree",
-                 analysis_iterations: int | None = None, log=None):
+                 analysis_iterations: int | None = None, log=None, max_moves: int = MAX_GAME_MOVES):
         from treepolicies.players import make_player
 
         if game not in ("go", "nogo"):
             raise ValueError(f"game must be 'go' or 'nogo', got {game!r}")
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or not 1 <= max_moves <= MAX_GAME_MOVES:
+            raise ValueError(f"max_moves must be an integer in 1..{MAX_GAME_MOVES}, got {max_moves!r}")
         self.kind, self.size, self.komi, self.seed, self.engine_name = game, size, komi, seed, name
+        self.max_moves = max_moves
         self.player = make_player(player, playouts=playouts, seconds=seconds)
         self.game = self._new_game(size, komi)  # checks size and komi
         self.undo_stack: list = []
@@ -120,11 +135,21 @@ class GtpEngine:
         return Go(size=size, komi=komi) if self.kind == "go" else NoGo(size=size)
 
     def _replace(self, game, keep_undo: bool = True) -> None:
+        """Make ``game`` the position; with ``keep_undo`` it is the current one after moves (one,
+        from play or genmove), and the step back (:meth:`BoardGame.undo_step`: the state slots
+        that changed, not a copy of the game) goes on the undo stack; else the stack is emptied."""
         if keep_undo:
-            self.undo_stack.append(self.game)
+            self.undo_stack.append(game.undo_step(self.game))
         else:
             self.undo_stack = []
         self.game = game
+
+    def _room(self) -> None:
+        """GtpError once the game holds ``max_moves`` moves: the history and the undo stack stay
+        bounded (O(1) memory per move, at most ``max_moves`` moves)."""
+        if len(self.game.moves) >= self.max_moves:
+            raise GtpError(f"game too long: this engine keeps at most {self.max_moves} moves "
+                           "(clear_board starts a new game)")
 
     # -- protocol -------------------------------------------------------------------------------
     def handle(self, raw: str) -> str | None:
@@ -376,6 +401,7 @@ class GtpEngine:
         self._nargs(args, 2)
         player = _colour(args[0])
         move = self._vertex(args[1])
+        self._room()
         g = self._open_copy(player)
         if not g.is_legal(move):
             raise GtpError("illegal move")
@@ -398,9 +424,10 @@ class GtpEngine:
         self._nargs(args, 1)
         player = _colour(args[0])
         g = self._open_copy(player, reopen=False)
+        if g.terminal() and self.kind == "nogo":
+            return "resign"  # no legal move: nothing is played
+        self._room()
         if g.terminal():
-            if self.kind == "nogo":
-                return "resign"  # no legal move: nothing is played
             if g.state[H_PASSES] >= 2:  # the Go game ended by two passes: agree, and record the pass
                 g.reopen()
                 g.play(g.PASS)
@@ -426,10 +453,9 @@ class GtpEngine:
     def cmd_undo(self, args):
         if not self.undo_stack:
             raise GtpError("cannot undo")
-        g = self.undo_stack.pop()
-        if self.kind == "go" and g.komi != self.komi:  # a komi command since then still holds
-            g = g.copy()
-            g.set_komi(self.komi)
+        g = self.game.copy()
+        g.revert(self.undo_stack[-1])  # the komi is not in the step: a komi command since holds
+        self.undo_stack.pop()
         self.game = g
         self.player.reset()
         return ""
@@ -469,7 +495,7 @@ class GtpEngine:
                 raise GtpError("syntax error: move number must be >= 1")
             number -= 1  # GTP: the position before move `number` is played
         try:
-            g = load_sgf_file(args[0], move_number=number, game=self.kind)
+            g = load_sgf_file(args[0], move_number=number, game=self.kind, max_moves=self.max_moves)
         except (OSError, ValueError) as exc:
             raise GtpError(f"cannot load file: {exc}"[:300]) from None
         self._replace(g, keep_undo=False)

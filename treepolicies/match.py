@@ -10,7 +10,10 @@ Wilson score interval (Wilson, 1927) for a proportion p = x / n at normal quanti
     centre = (p + z^2 / (2n)) / (1 + z^2 / n)
     half   = z sqrt(p (1 - p) / n + z^2 / (4 n^2)) / (1 + z^2 / n)
 
-Draws count half a win (x = wins + draws / 2).
+Draws count half a win (x = wins + draws / 2).  The interval [centre - half, centre + half] holds
+p (it is the set of q with |p - q| <= z sqrt(q (1 - q) / n)), and is [0, ...] at x = 0 and
+[..., 1] at x = n; computed in floating point its ends can miss p by a rounding (1 - 1e-16 at
+x = n, 3e-17 at x = 0, where Elo is infinite), so they are clamped to [0, p] and [p, 1].
 """
 from __future__ import annotations
 
@@ -49,7 +52,7 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))  # (module docstring)
 
 
 @dataclasses.dataclass

@@ -17,13 +17,21 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import stat
 
 __all__ = ["SgfRecord", "write_sgf", "parse_sgf", "load_sgf", "load_sgf_file", "read_sgf_file",
-           "game_from_record", "MAX_SGF_BYTES"]
+           "game_from_record", "MAX_SGF_BYTES", "MAX_SGF_MOVES"]
 
 #: The largest SGF file :func:`read_sgf_file` reads (10 MB; a 9x9 game record is about 2 kB).
 MAX_SGF_BYTES = 10 * 1024 * 1024
+#: The most moves (and main-line nodes after the root) :func:`parse_sgf` reads: a longer record is
+#: refused as soon as the parse reaches its first node past the limit, so the work of reading a
+#: record is bounded by this and not only by the bytes (10 MB of ``;B[]`` are 2.6 million passes).
+MAX_SGF_MOVES = 20_000
+#: Items (trees, nodes, property values, variations included) a record may hold per move of
+#: that limit: room for comments, times and review variations, and a bound on the parse.
+ITEMS_PER_MOVE = 16
 
 
 @dataclasses.dataclass
@@ -104,22 +112,42 @@ def write_sgf(game, black: str = "Black", white: str = "White", result: str | No
 
 
 # -- reading ---------------------------------------------------------------------------------------
-def _nodes(text: str):
+_VALUE_STOP = re.compile(r"[\\\]]")  # what ends a run of plain text inside a value: \ or ]
+_SPACE = re.compile(r"\s*")  # str.isspace characters (re's \s for str patterns)
+_MAX_NAME = 64  # letters of a property name (FF[4] names have one or two, FF[3] ones a few more)
+
+
+def _count(items: int, max_items: int) -> int:
+    """One more item of the parse (:func:`_nodes`), or ValueError past ``max_items``."""
+    if items >= max_items:
+        raise ValueError(f"SGF record has more than {max_items} trees, nodes, property values and escapes "
+                         "(the most read)")
+    return items + 1
+
+
+def _nodes(text: str, max_nodes: int, max_items: int):
     """Main-line nodes of the first game tree: a list of {property: [values]}.
+
+    Bounded work: ValueError as soon as there would be more than ``max_nodes`` main-line nodes,
+    or more than ``max_items`` items in all (each ``(``, node, property value and escape inside a
+    value, main line or not, counts one), or a property name of more than 64 letters; the text of
+    values and white space are scanned by ``re``, not a character at a time.  Nodes off the main
+    line are parsed and not kept.
 
     Iterative (hostile nesting cannot exhaust the recursion limit): a stack holds, per open
     ``(``, whether that tree lies on the main line and whether it already had a child tree.
     """
-    i, n = 0, len(text)
-    while i < n and text[i] != "(":
-        i += 1
-    if i == n:
+    i, n = text.find("("), len(text)
+    if i < 0:
         raise ValueError("not an SGF record: no '(' found")
     nodes: list = []
     stack: list = []  # [on_main_line, had_child]
-    current = None
+    current = None  # the node properties go to: a dict (main line), False (a node not kept), None
+    items = 0
     while i < n:
         ch = text[i]
+        if ch in "(;":
+            items = _count(items, max_items)
         if ch == "(":
             main = True
             if stack:
@@ -139,43 +167,54 @@ def _nodes(text: str):
         elif ch == ";":
             if not stack:
                 raise ValueError(f"SGF node outside a game tree at position {i}")
-            current = {}
+            current = False
             if stack[-1][0]:
+                if len(nodes) == max_nodes:
+                    raise ValueError(f"SGF main line has more than {max_nodes - 1} nodes after the root "
+                                     "(the most read)")
+                current = {}
                 nodes.append(current)
             i += 1
         elif ch.isspace():
-            i += 1
+            i = _SPACE.match(text, i).end()
         elif ch.isalpha():
             j = i
-            while j < n and text[j].isalpha():
+            while j < n and text[j].isalpha() and j - i <= _MAX_NAME:
                 j += 1
+            if j - i > _MAX_NAME:
+                raise ValueError(f"SGF property name longer than {_MAX_NAME} letters at position {i}")
             name = "".join(c for c in text[i:j] if c.isupper())  # FF[3] lower-case letters dropped
             i = j
             values = []
             while True:
-                while i < n and text[i].isspace():
-                    i += 1
+                i = _SPACE.match(text, i).end()
                 if i >= n or text[i] != "[":
                     break
+                items = _count(items, max_items)
                 i += 1
                 value = []
-                while i < n and text[i] != "]":
-                    if text[i] == "\\" and i + 1 < n:
-                        i += 1
-                        if text[i] in "\r\n":  # soft line break
-                            i += 1
-                            continue
-                    value.append(text[i])
-                    i += 1
-                if i >= n:
-                    raise ValueError(f"SGF property {name} has an unterminated value")
-                i += 1
+                while True:
+                    stop = _VALUE_STOP.search(text, i)
+                    if stop is None:
+                        raise ValueError(f"SGF property {name} has an unterminated value")
+                    j = stop.start()
+                    value.append(text[i:j])
+                    if text[j] == "]":
+                        i = j + 1
+                        break
+                    if j + 1 >= n:  # a backslash as the last character
+                        raise ValueError(f"SGF property {name} has an unterminated value")
+                    if text[j + 1] not in "\r\n":  # an escaped character; \ and a newline: a soft line break
+                        value.append(text[j + 1])
+                    i = j + 2
+                    items = _count(items, max_items)
                 values.append("".join(value))
             if not values:
                 raise ValueError(f"SGF property {name!r} has no value (at position {i})")
             if current is None:
                 raise ValueError(f"SGF property {name!r} outside a node (at position {i})")
-            current.setdefault(name, []).extend(values)
+            if current is not False:
+                current.setdefault(name, []).extend(values)
         else:
             raise ValueError(f"unexpected character {ch!r} in SGF at position {i}")
     raise ValueError("SGF record is not closed with ')'")
@@ -208,9 +247,13 @@ def _size(value: str) -> int:
     return size
 
 
-def parse_sgf(text: str) -> SgfRecord:
-    """The main line of the first game in ``text`` as an :class:`SgfRecord` (ValueError if malformed)."""
-    nodes = _nodes(str(text))
+def parse_sgf(text: str, max_moves: int = MAX_SGF_MOVES) -> SgfRecord:
+    """The main line of the first game in ``text`` as an :class:`SgfRecord`; ValueError if
+    malformed, longer than ``max_moves`` moves (or main-line nodes after the root), or holding
+    more than ``ITEMS_PER_MOVE * (max_moves + 1)`` items in all (:func:`_nodes`)."""
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 0:
+        raise ValueError(f"max_moves must be an integer >= 0, got {max_moves!r}")
+    nodes = _nodes(str(text), max_moves + 1, ITEMS_PER_MOVE * (max_moves + 1))
     if not nodes:
         raise ValueError("SGF record has no node")
     root = nodes[0]
@@ -254,6 +297,8 @@ def parse_sgf(text: str) -> SgfRecord:
             raise ValueError(f"SGF setup (AB/AW/AE) after the root node (node {k}) is not supported")
         for key, player in (("B", 0), ("W", 1)):
             if key in node:
+                if len(rec.moves) == max_moves:  # a node with both B and W holds two
+                    raise ValueError(f"SGF main line is longer than {max_moves} moves (the most read)")
                 rec.moves.append((player, _code(node[key][0], rec.size)))
                 rec.comments.append(node.get("C", [""])[0])
     return rec
@@ -280,16 +325,17 @@ def game_from_record(rec: SgfRecord, move_number: int | None = None, game: str |
     if rec.setup or rec.to_move:
         g.setup_position(rec.setup, rec.to_move)
     moves = rec.moves if move_number is None else rec.moves[:move_number]
-    for k, (player, code) in enumerate(moves):
-        if code is None:
-            code = g.size * g.size
-        if kind == "go" and g.terminal():
-            g.reopen()  # as GTP play does: two passes and the move cap do not end a recorded game
-        if player != g.to_move:
-            g.set_to_move(player)
-        if not g.is_legal(code):
-            raise ValueError(f"SGF move {k + 1} ({'BW'[player]} {g.move_to_str(code) if code <= g.size ** 2 else code}) is illegal")
-        g.play(code)
+    with g.replaying():  # Go: the root's superko list is written once, at the end
+        for k, (player, code) in enumerate(moves):
+            if code is None:
+                code = g.size * g.size
+            if kind == "go" and g.terminal():
+                g.reopen()  # as GTP play does: two passes and the move cap do not end a recorded game
+            if player != g.to_move:
+                g.set_to_move(player)
+            if not g.is_legal(code):
+                raise ValueError(f"SGF move {k + 1} ({'BW'[player]} {g.move_to_str(code) if code <= g.size ** 2 else code}) is illegal")
+            g.play(code)
     return g
 
 
@@ -333,7 +379,8 @@ def load_sgf(text, move_number: int | None = None, game: str | None = None):
     return game_from_record(parse_sgf(text), move_number, game)
 
 
-def load_sgf_file(path, move_number: int | None = None, game: str | None = None):
+def load_sgf_file(path, move_number: int | None = None, game: str | None = None, max_moves: int = MAX_SGF_MOVES):
     """A game object from the SGF file at ``path`` (read by :func:`read_sgf_file`: a regular file
-    of at most MAX_SGF_BYTES), at ``move_number`` (see :func:`game_from_record`)."""
-    return game_from_record(parse_sgf(read_sgf_file(path)), move_number, game)
+    of at most MAX_SGF_BYTES; parsed by :func:`parse_sgf`: at most ``max_moves`` moves), at
+    ``move_number`` (see :func:`game_from_record`)."""
+    return game_from_record(parse_sgf(read_sgf_file(path), max_moves), move_number, game)

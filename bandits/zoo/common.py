@@ -1,6 +1,7 @@
 """Small compiled helpers the zoo's stateful policies share (written with the public bandits.rng).
 
     best_of(work, valid, rng)      argmax of work over the valid arms, exact ties uniformly at random
+    best_surviving(active, valid, means, counts, rng, work)   the recommendation rule
     draw_from(work, valid, total, rng)   an arm drawn with probability work[i] / total (valid arms)
     exp_weights(values, scale, valid, cache, state, at, work)   Boltzmann weights, exponentials cached
     count_valid(valid)             number of valid arms
@@ -148,33 +149,36 @@ def drop_lowest(score, active, valid, rng):
     return -1  # pragma: no cover
 
 
+_UNTRIED = -1.7976931348623157e308  # the lowest finite float: below every mean (rewards are finite)
+
+
 @nb.njit(cache=True)
-def first_active(active, valid, stats_mean):
-    """The eligible arm (active and valid) of the highest mean (lowest index on ties); when none is
-    eligible, the valid arm of the highest mean."""
-    best, arm = -np.inf, -1
-    for i in range(active.shape[0]):
-        if active[i] != 0.0 and valid[i] and stats_mean[i] > best:
-            best, arm = stats_mean[i], i
-    if arm >= 0:
-        return arm
-    for i in range(active.shape[0]):
-        if valid[i] and (arm < 0 or stats_mean[i] > best):
-            best, arm = stats_mean[i], i
-    return arm
+def best_surviving(active, valid, means, counts, rng, work):
+    """The recommendation rule of the elimination policies (and ``Policy.recommend``): among the
+    eligible arms (``active[i] != 0`` and ``valid[i]``) the one of the highest mean, a tried arm
+    (``counts[i] > 0``) before an untried one, exact ties uniformly at random (:func:`best_of`);
+    with no eligible arm, the same among the valid arms.  active, means, counts, work: (K,)
+    float64 (work: scratch); valid: (K,) bool."""
+    k = active.shape[0]
+    any_eligible = False
+    for i in range(k):
+        if active[i] != 0.0 and valid[i]:
+            any_eligible = True
+    for i in range(k):
+        if valid[i] and (active[i] != 0.0 or not any_eligible):
+            work[i] = means[i] if counts[i] > 0.0 else _UNTRIED
+        else:
+            work[i] = -np.inf
+    return best_of(work, valid, rng)
 
 
-def recommend_active(batch, active_row: int) -> np.ndarray:
-    """(B,) the surviving arm of an elimination policy: among the arms still active (arm_state row
-    ``active_row``) and valid, the one with the highest empirical mean, tried arms first (lowest
-    index on ties)."""
-    from bandits.stats import COUNT, MEAN
-
-    active = (batch.arm_state[:, active_row, :] != 0.0) & batch.valid
-    tried = batch.stats[:, COUNT, :] > 0
-    score = np.where(active, np.where(tried, batch.stats[:, MEAN, :], -1e300), -np.inf)
-    score = np.where(active.any(axis=1, keepdims=True), score, np.where(batch.valid, 0.0, -np.inf))
-    return np.argmax(score, axis=1).astype(np.int64)
+@nb.njit(cache=True)
+def recommend_rows(active, valid, means, counts, rng, out):
+    """out[b] = :func:`best_surviving` of row b (active, means, counts: (B, K) float64; valid:
+    (B, K) bool; out: (B,) int64), the ties of every row drawn from the one stream ``rng``."""
+    work = np.empty(valid.shape[1])
+    for b in range(valid.shape[0]):
+        out[b] = best_surviving(active[b], valid[b], means[b], counts[b], rng, work)
 
 
 class BindsHorizon:
@@ -188,10 +192,7 @@ class BindsHorizon:
 
 class BudgetElimination(BindsHorizon):
     """What successive rejects and sequential halving share: a budget ``horizon`` (their one
-    parameter, bound like ``iucb``'s) and the recommendation of the surviving arm (the active-arm
-    row ``_active_row`` of their per-arm state)."""
-
-    _active_row: int = 0
+    parameter, bound like ``iucb``'s) and the recommendation of the surviving arm."""
 
     def __init__(self, horizon: int | None = None):
         super().__init__(horizon=check_horizon(horizon))
@@ -203,7 +204,20 @@ class BudgetElimination(BindsHorizon):
     def needs_horizon(self) -> bool:
         return self.horizon is None
 
-    def recommend(self, batch):
-        """The surviving arm (before the budget is spent: the surviving arm of the best mean)."""
-        return recommend_active(batch, self._active_row)
+    #: the policy module's compiled ``recommend_rows(params, state, arm_state, stats, valid, rng, out)``
+    #: (a staticmethod)
+    _recommend_rows = None
+
+    def recommend(self, batch, rng):
+        """(B,) the surviving arm: the schedule's eliminations that its samples complete are made
+        first (on copies of the state: a budget used exactly ends with its last round's samples
+        in and its last elimination not yet made, since eliminations happen in ``select``); then,
+        before the budget is spent, the surviving arm of the best mean.  Ties at random from
+        ``rng`` (a Stream, Generator or int seed, as for :meth:`select`)."""
+        from bandits.rng import make_stream
+
+        out = np.empty(batch.n_bandits, dtype=np.int64)
+        self._recommend_rows(self.params, batch.state.copy(), batch.arm_state.copy(), batch.stats, batch.valid,
+                             make_stream(rng).state, out)
+        return out
 

@@ -7,22 +7,29 @@ bandits", Algorithm 1): fixed-budget best-arm identification with budget T and K
              (ties at random)
     after round R-1 one arm survives: the recommendation, played for the rest of the budget.
 
-The rounds use at most T pulls.  [Our guards: t_r is at least 1, so a budget below K R still
-halves; pulls beyond the schedule play the survivor.]  Arm state rows: round pulls, round reward
-sum, active.  K = the valid arms at init; arms masked later are skipped.
+The rounds use at most T pulls (exactly T when |S_r| R divides T in every round, e.g. K = 20,
+T = 3600: 5 rounds of 720).  [Our guards: t_r is at least 1, so a budget below K R still halves;
+pulls beyond the schedule play the survivor.]  Arm state rows: round pulls, round reward sum,
+active.  K = the valid arms at init; arms masked later are skipped.
 
-``horizon`` is the budget T (bound to a testbed's horizon or a search's iteration budget);
-``Policy.recommend`` returns the survivor (the best surviving mean before the end).
+A halving is made when the next pull is asked for (:func:`advance`, from ``select``), so a budget
+the rounds use exactly ends with round R-1's samples in and its halving still to make:
+``Policy.recommend`` makes it (the same rule, on copies of the state, ties from the stream it is
+given) and returns the survivor; before the end, the surviving arm of the best mean
+(:func:`common.best_surviving`: ties at random, never the lowest index).
+
+``horizon`` is the budget T (bound to a testbed's horizon or a search's iteration budget).
 """
 from __future__ import annotations
 
 import math
 
 import numba as nb
+import numpy as np
 
 import bandits
-from bandits.stats import MEAN
-from bandits.zoo.common import BudgetElimination, count_valid, drop_lowest, first_active
+from bandits.stats import COUNT, MEAN
+from bandits.zoo.common import BudgetElimination, best_surviving, count_valid, drop_lowest
 
 _COUNT, _SUM, _ACTIVE = 0, 1, 2       # arm_state rows
 _ROUND, _ROUNDS, _TARGET, _SIZE = range(4)   # state columns
@@ -55,8 +62,11 @@ def init(params, state, arm_state, valid):
 
 
 @nb.njit(cache=True)
-def select(params, state, arm_state, stats, valid, t, rng, work):
-    """The arm the round schedule asks for (module docstring)."""
+def advance(params, state, arm_state, valid, rng, work):
+    """Close every round whose samples are all in (S_{r+1}: the ceil(|S_r| / 2) arms of the highest
+    round-r means, the others dropped one at a time, ties at random); returns the arm the round
+    schedule asks for next (the first of S_r in index order short of t_r samples), or -1 when the
+    schedule is over (its last round closed: one survivor) or no arm of S_r is left eligible."""
     active = arm_state[_ACTIVE]
     while state[_ROUND] < state[_ROUNDS]:
         eligible = 0
@@ -66,7 +76,7 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
                 if arm_state[_COUNT, i] < state[_TARGET]:
                     return i
         if eligible == 0:
-            break
+            return -1
         for i in range(active.shape[0]):
             work[i] = arm_state[_SUM, i] / arm_state[_COUNT, i] if arm_state[_COUNT, i] > 0.0 else 0.0
         keep = math.ceil(state[_SIZE] / 2.0)
@@ -81,9 +91,29 @@ def select(params, state, arm_state, stats, valid, t, rng, work):
         state[_SIZE] = keep
         state[_ROUND] += 1.0
         state[_TARGET] = round_budget(params[0], keep, state[_ROUNDS])
-    for i in range(active.shape[0]):
-        work[i] = stats[MEAN, i]  # the survivor, or the best surviving mean
-    return first_active(active, valid, work)
+    return -1
+
+
+@nb.njit(cache=True)
+def select(params, state, arm_state, stats, valid, t, rng, work):
+    """The arm the round schedule asks for (:func:`advance`); after it, the survivor
+    (:func:`common.best_surviving`, by the mean of all its plays)."""
+    arm = advance(params, state, arm_state, valid, rng, work)
+    if arm >= 0:
+        return arm
+    return best_surviving(arm_state[_ACTIVE], valid, stats[MEAN], stats[COUNT], rng, work)
+
+
+@nb.njit(cache=True)
+def recommend_rows(params, state, arm_state, stats, valid, rng, out):
+    """out[b]: the arm bandit b recommends (state, arm_state: (B, S), (B, A, K) copies, changed
+    here; stats (B, NSTAT, K); valid (B, K)): :func:`advance` closes the rounds complete (a budget
+    used exactly ends with its last halving still to make), then the survivor, or before the end
+    the surviving arm of the best mean, ties at random from ``rng``."""
+    work = np.empty(valid.shape[1])
+    for b in range(valid.shape[0]):
+        advance(params, state[b], arm_state[b], valid[b], rng, work)
+        out[b] = best_surviving(arm_state[b, _ACTIVE], valid[b], stats[b, MEAN], stats[b, COUNT], rng, work)
 
 
 @nb.njit(cache=True)
@@ -107,4 +137,4 @@ class SequentialHalving(BudgetElimination, bandits.Policy):
     state_width = 4
     arm_state_width = 3
 
-    _active_row = _ACTIVE
+    _recommend_rows = staticmethod(recommend_rows)

@@ -21,6 +21,7 @@ Move codes: ``row * size + col`` (row 0 at the top), ``size * size`` = pass.
 """
 from __future__ import annotations
 
+import contextlib
 
 import numba as nb
 import numpy as np
@@ -269,6 +270,17 @@ GO_PRIORS = {"heuristic": go_heuristic_prior}
 GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result)}
 
 
+class UndoStep:
+    """One step back in a game's history (:meth:`BoardGame.undo_step`): ``at`` (int32, shape (k,))
+    the state slots that changed, ``old`` (int64, shape (k,)) their earlier values, ``moves`` the
+    length of the move list then, ``hashes`` (Go) the position hashes added since (or None)."""
+
+    __slots__ = ("at", "old", "moves", "hashes")
+
+    def __init__(self, at, old, moves, hashes):
+        self.at, self.old, self.moves, self.hashes = at, old, moves, hashes
+
+
 class BoardGame(CompiledGame):
     """Python side shared by Go and NoGo: the seeds' interface over the compiled kernels.
 
@@ -300,6 +312,35 @@ class BoardGame(CompiledGame):
         other.movers = list(self.movers)
         other._buf = np.empty(self.max_moves, dtype=np.int64)
         return other
+
+    # -- history --------------------------------------------------------------------------------
+    def undo_step(self, before) -> "UndoStep":
+        """What takes this game back to ``before``, an earlier position of the same game (a game
+        whose move list is a prefix of this one's, e.g. the game a copy was made of before the copy
+        played a move): the state entries that differ, with their values in ``before``, and the
+        length of the history then.  Its size is that of the difference (a pass changes a few
+        header slots; a move the stones it touches), not that of the game, so a stack of them (GTP
+        ``undo``) grows by O(1) per move on a board where whole copies would grow by O(moves)."""
+        if len(before.moves) > len(self.moves) or before.state.shape != self.state.shape:
+            raise ValueError("undo_step: `before` is not an earlier position of this game")
+        at = np.flatnonzero(self.state != before.state).astype(np.int32)
+        return UndoStep(at, before.state[at], len(before.moves), self._added_since(before))
+
+    def _added_since(self, before):
+        """Hook: what this game's superko record holds that ``before``'s does not (None here)."""
+        return None
+
+    def revert(self, step: "UndoStep") -> None:
+        """Go back, in place, to the position :meth:`undo_step` recorded ``step`` from (the state
+        array, the moves and movers; Go: the superko record)."""
+        self.state[step.at] = step.old
+        del self.moves[step.moves:]
+        del self.movers[step.moves:]
+
+    def replaying(self):
+        """A context for a block of moves replayed from a record (:func:`sgf.game_from_record`);
+        Go defers the work it does for a search's root to the block's end (:meth:`Go.replaying`)."""
+        return contextlib.nullcontext(self)
 
     # -- the seeds' interface -------------------------------------------------------------------
     @property
@@ -513,14 +554,43 @@ class Go(BoardGame):
         other._seen = self._seen.copy()
         return other
 
+    def _added_since(self, before):
+        if self._seen.size == before._seen.size:  # play adds at most one hash, never removes one
+            return None
+        return np.setdiff1d(self._seen, before._seen, assume_unique=True)
+
+    def revert(self, step) -> None:
+        super().revert(step)
+        if step.hashes is not None:
+            self._seen = self._seen[~np.isin(self._seen, step.hashes)]
+
     def _reset_history(self) -> None:
         super()._reset_history()
         self._seen = np.array([self.position_hash], dtype=np.int64)
         self._mark_superko()
 
+    #: True inside :meth:`replaying`: the superko list is written once, when it ends
+    _deferred = False
+
+    @contextlib.contextmanager
+    def replaying(self):
+        """A block of moves (replaying a record) in which the root superko list
+        (:meth:`_mark_superko`, a scan of every candidate move) is written once, at its end, not
+        after every move: the list matters only where a search starts, and the legality of each
+        move (:meth:`is_legal`, superko included) does not read it.  Do not search or call
+        :meth:`legal_moves` inside the block."""
+        self._deferred = True
+        try:
+            yield self
+        finally:
+            self._deferred = False
+            self._mark_superko()
+
     def _mark_superko(self) -> None:
         """Write the search candidates that would repeat a position into the state's superko list,
         so that the compiled search leaves them out at its root (docs/go-nogo.md)."""
+        if self._deferred:
+            return
         s = self.state
         s[H_FORBID_AT], s[H_NFORBID] = -1, 0
         n = self.kernels.legal(s, self._buf)
