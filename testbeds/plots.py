@@ -20,13 +20,12 @@ if not os.environ.get("DISPLAY") and matplotlib.get_backend().lower() not in ("a
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from testbeds.results import TestbedResult  # noqa: E402
+from testbeds.results import Z95, TestbedResult  # noqa: E402
 
 __all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
-           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "color_for", "colors_for",
+           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "testbed_of", "color_for", "colors_for",
            "coinciding", "replot_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MAX_POINTS = 2000
 METRIC_LABELS = {
     "regret": "cumulative regret",
@@ -191,14 +190,19 @@ def save_png(fig, path: "str | os.PathLike", dpi: int = 150) -> None:
 
 
 def save_figure(fig, folder: "str | os.PathLike", stem: str, formats: Sequence[str] = ("png", "pdf")) -> list[str]:
-    """Save ``fig`` as folder/stem.png (:func:`save_png`) and .pdf; returns the paths written."""
+    """Save ``fig`` as folder/stem.png (:func:`save_png`) and .pdf, each written atomically with the
+    usual file mode (testbeds.folders.atomic_file: a failure leaves the earlier file, or none, and no
+    partial one); returns the paths written."""
+    from testbeds.folders import atomic_file
+
     paths = []
     for fmt in formats:
         path = os.path.join(os.fspath(folder), f"{stem}.{fmt}")
-        if fmt == "png":
-            save_png(fig, path)
-        else:
-            fig.savefig(path)
+        with atomic_file(path) as tmp:
+            if fmt == "png":
+                save_png(fig, tmp)
+            else:
+                fig.savefig(tmp, format=fmt)
         paths.append(path)
     return paths
 
@@ -244,8 +248,9 @@ def colors_for(names: Sequence[str]) -> dict[str, str]:
 
 
 def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | None = None) -> TestbedResult:
-    """One result holding the policies of several (same horizon); a label met twice is prefixed
-    with its folder name (``prefixes``)."""
+    """One result holding the policies of several (same horizon, same testbed: :func:`testbed_of`,
+    else a ValueError naming the differing keys); a label met twice is prefixed with its folder name
+    (``prefixes``, which also name the results in errors)."""
     import dataclasses
 
     from testbeds.results import METRICS
@@ -255,6 +260,16 @@ def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | No
     horizons = {r.horizon for r in results}
     if len(horizons) > 1:
         raise ValueError(f"results with different horizons cannot share a figure: {sorted(horizons)}")
+    names = list(prefixes) if prefixes is not None else [f"result {k + 1}" for k in range(len(results))]
+    first = testbed_of(results[0])
+    for k, r in enumerate(results[1:], 1):
+        other = testbed_of(r)
+        if other != first:
+            keys = sorted(key for key in set(first) | set(other) if first.get(key) != other.get(key))
+            shown = "; ".join(f"{key}: {_brief(first.get(key))} in {names[0]}, {_brief(other.get(key))} in {names[k]}"
+                              for key in keys[:3])
+            raise ValueError(f"{names[0]} and {names[k]} come from different testbeds ({shown}), so their curves "
+                             f"(and the Lai & Robbins bound) cannot share a figure; plot them separately")
     seen: dict[str, int] = {}
     for r in results:
         for label in r.labels:
@@ -275,6 +290,23 @@ def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | No
     return dataclasses.replace(first, labels=labels, specs=specs, curves={m: np.array(v) for m, v in rows.items()},
                                recommendation=recs, diagnostics=diags,
                                n_tasks=min(r.n_tasks for r in results), trace=None)
+
+
+def testbed_of(result: TestbedResult) -> dict:
+    """What must agree for two results to share a figure: the testbed's configuration except its
+    seed and number of tasks (other tasks of the same testbed are comparable), and except the
+    per-task list of given means where every task has the same ones (``arm_means``)."""
+    testbed = dict((result.config or {}).get("testbed", {}) or {})
+    testbed.pop("seed", None)
+    testbed.pop("n_tasks", None)
+    if "arm_means" in testbed:
+        testbed.pop("means", None)
+    return testbed
+
+
+def _brief(value) -> str:
+    text = "<absent>" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def coinciding(result: TestbedResult, metric: str) -> dict[str, str]:

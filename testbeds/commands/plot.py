@@ -2,8 +2,10 @@
 
     banditree plot results/a results/b --label "UCB=ucb1" --metric regret --metric optimal_pct --smooth 50
 
-Reads each folder's curves.npz and manifest.json, merges their policies (same horizon; a label met
-in two folders is prefixed by the folder name), and writes one figure per metric (PNG and PDF) into
+Reads each folder's curves.npz and manifest.json (a damaged or hand-made folder is refused in one
+line naming it and what is wrong), merges their policies (same horizon and same testbed, else
+refused in one line naming what differs; a label met in two folders is prefixed by the folder
+name), and writes one figure per metric (PNG and PDF) into
 --out: colours fixed by policy name across figures, a curve equal to an earlier one dashed and named
 as such in the legend, Lai & Robbins' bound on regret when the testbed has fixed means.
 """
@@ -51,6 +53,7 @@ def run(args) -> int:
     import matplotlib.pyplot as plt
 
     from testbeds import plots
+    from testbeds.folders import claim
     from testbeds.results import read_results
 
     names = parse_labels(args.label)
@@ -62,14 +65,18 @@ def run(args) -> int:
                          f"have {', '.join(merged.labels)}")
     out = Path(args.out) if args.out else Path(args.folders[0]) / "plots"
     check_writable(out)
-    written = []
-    for metric in args.metric or ["regret", "optimal_pct"]:
-        fig = plots.replot_figure(merged, metric, names, smooth=args.smooth, loglog=args.loglog)
-        written += plots.save_figure(fig, out, metric + ("_loglog" if args.loglog else ""))
-        plt.close(fig)
+    figures = [(metric + ("_loglog" if args.loglog else ""),
+                lambda metric=metric: plots.replot_figure(merged, metric, names, smooth=args.smooth, loglog=args.loglog))
+               for metric in args.metric or ["regret", "optimal_pct"]]
     if args.regret_per_log:
-        fig = plots.regret_over_log_figure(merged)
-        written += plots.save_figure(fig, out, "regret_per_log")
-        plt.close(fig)
+        figures.append(("regret_per_log", lambda: plots.regret_over_log_figure(merged)))
+    written = []
+    with claim(out) as target:  # one writer of --out; each figure file written atomically (plots.save_figure)
+        for stem, draw in figures:
+            fig = draw()
+            try:
+                written += plots.save_figure(fig, target, stem)
+            finally:
+                plt.close(fig)
     print(f"wrote {len(written)} files to {out}")
     return 0
