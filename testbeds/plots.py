@@ -23,8 +23,8 @@ import numpy as np  # noqa: E402
 from testbeds.results import Z95, TestbedResult  # noqa: E402
 
 __all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
-           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "testbed_of", "color_for", "colors_for",
-           "coinciding", "replot_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
+           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "testbed_of", "color_for",
+           "colors_for", "coinciding", "replot_figure", "literal", "METRIC_LABELS", "MAX_POINTS", "Z95"]
 
 MAX_POINTS = 2000
 METRIC_LABELS = {
@@ -33,6 +33,13 @@ METRIC_LABELS = {
     "optimal_pct": "% optimal action",
     "avg_reward": "average reward",
 }
+
+
+def literal(text) -> str:
+    """``text`` (a policy label, a legend name, a value read from a results folder) as matplotlib
+    shows it: as written, never as mathematics (matplotlib reads ``$...$`` as mathtext, and a label
+    such as ``$\\foo$`` would stop the drawing with a parse error), so each ``$`` is escaped."""
+    return str(text).replace("$", r"\$")
 
 
 def _style():
@@ -77,7 +84,8 @@ def plot_curves(ax, result: TestbedResult, metric: str, labels: Sequence[str] | 
         y = result.curve(label, metric)[idx]
         se = result.curve(label, metric + "_se")[idx]
         color = colors[shown[label]]
-        ax.plot(x, y, label=shown[label], linewidth=1.4, color=color, linestyle=(linestyles or {}).get(label, "-"))
+        ax.plot(x, y, label=literal(shown[label]), linewidth=1.4, color=color,
+                linestyle=(linestyles or {}).get(label, "-"))
         if band and np.isfinite(se).any():
             ax.fill_between(x, y - Z95 * se, y + Z95 * se, color=color, alpha=0.2, linewidth=0)
     ax.set_xscale(xscale)
@@ -118,8 +126,8 @@ def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | No
     handles, legend_labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, legend_labels, loc="outside right center", fontsize="small", frameon=False)
     testbed = result.config.get("testbed", {})
-    default = (f"{METRIC_LABELS[metric]}: {result.n_tasks} tasks, K = {testbed.get('n_arms', '?')} "
-               f"({testbed.get('env', '?')}), 95% bands")
+    default = (f"{METRIC_LABELS[metric]}: {result.n_tasks} tasks, K = {literal(testbed.get('n_arms', '?'))} "
+               f"({literal(testbed.get('env', '?'))}), 95% bands")
     fig.suptitle(title or default)
     return fig
 
@@ -138,7 +146,7 @@ def regret_over_log_figure(result: TestbedResult, labels=None, metric: str = "ps
     idx = idx[idx >= 1]  # (ln 1 = 0)
     x = idx + 1
     for label in list(result.labels if labels is None else labels):
-        ax.plot(x, result.curve(label, metric)[idx] / np.log(x), label=label, linewidth=1.4)
+        ax.plot(x, result.curve(label, metric)[idx] / np.log(x), label=literal(label), linewidth=1.4)
     draw_lower_bound(ax, result, "log", per_log=True)
     ax.set_xscale("log")
     ax.set_xlabel("plays (log scale)")
@@ -164,7 +172,7 @@ def grid_figure(result: TestbedResult, panels: Sequence[tuple[str, Sequence[str]
             ax = axes[row][col]
             plot_curves(ax, result, metric, labels, xscale, names)
             if row == 0:
-                ax.set_title(panel_title)
+                ax.set_title(literal(panel_title))
             ax.legend(fontsize="small")
     if title:
         fig.suptitle(title)
@@ -347,7 +355,7 @@ def replot_figure(result: TestbedResult, metric: str, names: dict[str, str] | No
         if label in same:
             shown += f" (= {names.get(same[label], same[label])})"
         color = colors[names.get(label, label)]
-        ax.plot(x, y[idx], label=shown, color=color, linewidth=1.4, linestyle="--" if label in same else "-")
+        ax.plot(x, y[idx], label=literal(shown), color=color, linewidth=1.4, linestyle="--" if label in same else "-")
         se = result.curve(label, metric + "_se")[idx]
         if smooth == 1 and np.isfinite(se).any():
             ax.fill_between(x, y[idx] - Z95 * se, y[idx] + Z95 * se, color=color, alpha=0.15, linewidth=0)

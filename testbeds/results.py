@@ -215,9 +215,10 @@ def read_results(folder: "str | os.PathLike") -> TestbedResult:
 
     Everything is checked before it is used, so a damaged or hand-made folder is refused in one line
     (``FileNotFoundError`` for a missing folder or file, ``ValueError`` naming the folder, the file
-    and what is wrong otherwise), never half-read: curves.npz must hold ``labels`` and ``specs``
-    (P unique strings each), ``step`` = 1..H and every metric of METRICS as a (P, H) float64 array
-    whose bytes are all there (a truncated array is refused before it is read); manifest.json
+    and what is wrong otherwise), never half-read: curves.npz must hold ``labels`` (P distinct
+    strings) and ``specs`` (P strings), ``step`` = 1..H and every metric of METRICS as a (P, H)
+    float64 array whose bytes are all there (a truncated array is refused before it is read), the
+    means finite and the standard errors >= 0 or NaN (a single task); manifest.json
     must be a JSON object whose ``n_tasks`` is an integer >= 1, whose ``horizon`` and ``labels``
     (where given) agree with the curves, whose ``diagnostics`` and ``recommendation`` map labels to
     numbers, and whose testbed configuration is an object whose fixed means (if any) give a
@@ -294,12 +295,15 @@ def _read_curves(path: Path, damaged) -> "tuple[list[str], list[str], dict[str, 
     """labels, specs and curves of curves.npz, each array's header checked before its data is read."""
     import zipfile
 
+    with open(path, "rb") as f:
+        head = f.read(4)
+    # (np.load takes a file that does not begin as a zip archive for a pickle, and refuses it as one)
+    if head not in (b"PK\x03\x04", b"PK\x05\x06") or not zipfile.is_zipfile(path):
+        raise damaged("curves.npz is not an .npz archive of arrays (a file cut off, or another kind of file)")
     try:
         data = np.load(path, allow_pickle=False)
-    except Exception as exc:  # not a zip, truncated, not numpy: whatever the file holds, one line
+    except Exception as exc:  # a damaged archive: whatever it holds, one line
         raise damaged(f"curves.npz cannot be read ({type(exc).__name__}: {str(exc)[:80]})") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise damaged("curves.npz holds a single array, not the arrays of a results folder")
     with data:
         wanted = ("labels", "specs", "step") + METRICS
         absent = [name for name in wanted if name not in data.files]
@@ -319,11 +323,16 @@ def _read_curves(path: Path, damaged) -> "tuple[list[str], list[str], dict[str, 
             want = (n_pol,) if name in ("labels", "specs") else (horizon,) if name == "step" else (n_pol, horizon)
             kind = {"labels": "U", "specs": "U", "step": "i"}.get(name, "f")
             if shape != want:
-                what = "plays" if name not in ("labels", "specs") else "policies"
-                raise damaged(f"curves.npz's {name} has shape {shape}, not {want} ({n_pol} policies x {horizon} "
-                              f"plays): the {what} do not match")
+                dims = ("policies", "plays") if len(want) == 2 else ("policies",) if name in ("labels", "specs") \
+                    else ("plays",)
+                k = next((k for k in range(len(want)) if len(shape) != len(want) or shape[k] != want[k]), 0)
+                why = (f"{len(shape)} dimension{'s' if len(shape) != 1 else ''} where {len(want)} "
+                       f"{'are' if len(want) != 1 else 'is'} needed" if len(shape) != len(want) else
+                       f"{shape[k]} {dims[k]} where the folder has {want[k]}")
+                raise damaged(f"curves.npz's {name} has shape {shape}, not {want}: {why} (labels names {n_pol} "
+                              f"policies, step counts {horizon} plays)")
             if dtype.kind != kind or (kind == "f" and dtype.itemsize != 8):
-                raise damaged(f"curves.npz's {name} has dtype {dtype}, not {'float64' if kind == 'f' else kind}")
+                raise damaged(f"curves.npz's {name} has dtype {dtype}, not {_KINDS[kind]}")
         try:
             arrays = {name: np.array(data[name]) for name in wanted}
         except Exception as exc:  # a corrupted member (CRC, zlib, a cut-off file)
@@ -333,7 +342,18 @@ def _read_curves(path: Path, damaged) -> "tuple[list[str], list[str], dict[str, 
     labels = [str(x) for x in arrays["labels"]]
     if len(set(labels)) != len(labels):
         raise damaged(f"curves.npz names a policy twice ({sorted({x for x in labels if labels.count(x) > 1})[0]!r})")
+    for name in METRICS:  # a mean over tasks is finite; its standard error >= 0, or NaN for a single task
+        values = arrays[name]
+        se = name.endswith("_se")
+        bad = ~(np.isnan(values) | (np.isfinite(values) & (values >= 0))) if se else ~np.isfinite(values)
+        if bad.any():
+            p, t = (int(i) for i in np.argwhere(bad)[0])
+            rule = "a standard error is >= 0 (or NaN: one task)" if se else "a mean over tasks is finite"
+            raise damaged(f"curves.npz's {name} holds {float(values[p, t])} at play {t + 1} of {labels[p]!r}, but {rule}")
     return labels, [str(x) for x in arrays["specs"]], {name: arrays[name] for name in METRICS}
+
+
+_KINDS = {"U": "str (text)", "i": "an integer type", "f": "float64"}
 
 
 def _npy_header(archive, name: str) -> "tuple[tuple, np.dtype]":
