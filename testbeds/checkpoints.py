@@ -58,9 +58,9 @@ class ChunkStore:
 
     def save(self, policy, start: int, outcome) -> None:
         """Write one chunk's outcome atomically (testbeds.folders.atomic_file).  OSError naming the
-        checkpoint folder when the file cannot be written; nothing partial stays, the chunks saved
-        before stay."""
-        from testbeds.folders import atomic_file
+        checkpoint folder when the file cannot be written (testbeds.folders.cannot_write); nothing
+        partial stays, the chunks saved before stay."""
+        from testbeds.folders import atomic_file, cannot_write
 
         acc, diagnostics, _, rec = outcome
         path = self.path(policy, start)
@@ -70,7 +70,7 @@ class ChunkStore:
                 np.savez(f, acc=acc, rec=rec, diag_keys=np.array(list(diagnostics), dtype=str),
                          diag_values=np.array(list(diagnostics.values()), dtype=np.float64))
         except OSError as exc:  # (the command line adds what is kept: the chunks saved before)
-            raise OSError(exc.errno, f"cannot save a checkpoint in {self.folder}: {exc.strerror or exc}") from None
+            raise cannot_write(exc, f"a checkpoint in {self.folder}") from None
 
     def clear(self, policies, starts) -> None:
         """Remove this run's chunk files of ``policies`` (Policy objects or spec strings) at the task

@@ -16,7 +16,13 @@ the old folder back.  A process killed between the two renames (a window of two 
 leaves ``<name>`` missing and both complete folders under their hidden names; the next write of
 ``<name>`` removes such leftovers (``.<name>.new-*`` / ``.<name>.old-*``), and until then
 ``read_results`` says where the old folder is.  Every file of the new folder gets the mode a plain
-``open`` gives (0666 less the umask: 0644 as a rule), whichever way it was written.
+``open`` gives (0666 less the umask: 0644 as a rule), whichever way it was written.  A write that
+fails (a full disk) is one ``OSError`` naming the argument and the file, ``cannot write --out
+results/run (No space left on device: results/run/regret.png)`` (:func:`cannot_write`).
+
+A folder that is written into rather than replaced (``banditree plot``'s --out, which may hold other
+files) gets its new files together (:func:`replace_files`): all written into a hidden temporary
+folder inside it, then renamed over their namesakes, so a failure leaves all the old files.
 
 One writer at a time: a command holds the folder's lock (:func:`claim`, :mod:`testbeds.locks`) from
 its first check to the swap, and the swap itself takes it too, so a second command (or a notebook's
@@ -41,7 +47,8 @@ from pathlib import Path
 
 from testbeds.locks import Lock, lock_file_for, resolved
 
-__all__ = ["OWN_FILES", "check_replaceable", "replace_folder", "leftovers", "claim", "atomic_file", "file_mode"]
+__all__ = ["OWN_FILES", "check_replaceable", "replace_folder", "replace_files", "leftovers", "claim", "atomic_file",
+           "file_mode", "cannot_write"]
 
 #: Every file a results or tables folder of this package holds.
 OWN_FILES = frozenset(
@@ -139,7 +146,8 @@ def replace_folder(folder: "str | os.PathLike", flag: str = "--out", overwrite: 
     """Context manager: yields a fresh temporary folder to write into; on a normal exit it replaces
     ``folder`` (module docstring: through a symbolic link, under the folder's lock, the checks of
     :func:`check_replaceable` made again at the swap), on an exception it is removed and ``folder``
-    stays as it was."""
+    stays as it was.  An OSError while writing or swapping (a full disk) is raised again as one
+    naming ``flag`` and the file (:func:`cannot_write`); a FileExistsError of the checks as it is."""
     target = resolved(folder)
     check_replaceable(folder, flag, overwrite)
     parent = target.parent if str(target.parent) else Path(".")
@@ -147,17 +155,77 @@ def replace_folder(folder: "str | os.PathLike", flag: str = "--out", overwrite: 
     with _lock(folder, flag):
         for stale in leftovers(target):  # a swap killed between its renames
             shutil.rmtree(stale, ignore_errors=True)
-        tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.new-"))
         try:
+            tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.new-"))
+        except OSError as exc:
+            raise cannot_write(exc, f"{flag} {os.fspath(folder)}") from None
+        with _staged(tmp, folder, flag):
             yield tmp
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; a results folder is not
-            for path in tmp.iterdir():
-                if path.is_file() and not path.is_symlink():
-                    os.chmod(path, file_mode())
+            _plain_modes(tmp)
             _swap(tmp, target, lambda: check_replaceable(folder, flag, overwrite))
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+
+
+@contextlib.contextmanager
+def replace_files(folder: "str | os.PathLike", flag: str = "--out"):
+    """Context manager for a folder that is written into, not replaced (``banditree plot``'s --out,
+    which may hold other files): yields a fresh hidden temporary folder inside ``folder`` (created
+    if needed) to write the new files into; on a normal exit each of them gets :func:`file_mode` and
+    is renamed over its namesake in ``folder``, other files stay.  A failure while writing (a full
+    disk, a figure that cannot be drawn) removes the temporary folder and changes nothing in
+    ``folder``: its files are all the old ones or all the new ones (only a kill between two of the
+    final renames leaves some of each).  OSErrors as in :func:`replace_folder`."""
+    target = resolved(folder)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target, prefix=".new-"))
+    except OSError as exc:
+        raise cannot_write(exc, f"{flag} {os.fspath(folder)}") from None
+    with _staged(tmp, folder, flag):
+        yield tmp
+        _plain_modes(tmp)
+        for path in sorted(tmp.iterdir()):
+            os.replace(path, target / path.name)
+        os.rmdir(tmp)
+
+
+@contextlib.contextmanager
+def _staged(tmp: Path, folder, flag: str):
+    """The temporary folder ``tmp`` of ``folder`` while it is written: removed on any exception, an
+    OSError (other than the checks' FileExistsError) raised again by :func:`cannot_write`."""
+    try:
+        yield
+    except FileExistsError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise cannot_write(exc, f"{flag} {os.fspath(folder)}", staged=tmp, final=folder) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _plain_modes(folder: Path) -> None:
+    for path in folder.iterdir():
+        if path.is_file() and not path.is_symlink():
+            os.chmod(path, file_mode())
+
+
+def cannot_write(exc: OSError, what: str, staged: "Path | None" = None, final: "str | os.PathLike | None" = None) -> OSError:
+    """The one-line OSError for output that could not be written: ``cannot write WHAT (REASON: FILE)``,
+    WHAT naming the argument (``--out results/run``); a file of the temporary folder ``staged`` is
+    named by its path in ``final``.  Always of class OSError whatever its errno (which it keeps),
+    so the command line prints it with exit status 1."""
+    reason = exc.strerror or str(exc)
+    if exc.filename:
+        name = os.fspath(exc.filename)
+        if staged is not None and name.startswith(os.fspath(staged) + os.sep):
+            name = os.path.join(os.fspath(final), os.path.relpath(name, staged))
+        reason += f": {name}"
+    error = OSError(f"cannot write {what} ({reason})")
+    error.errno = exc.errno
+    return error
 
 
 def file_mode() -> int:
@@ -169,7 +237,8 @@ def file_mode() -> int:
 def atomic_file(path: "str | os.PathLike"):
     """Context manager: yields a temporary path beside ``path`` (``.<name>.part-XXXX``) to write the
     file into; on a normal exit it gets :func:`file_mode` and is renamed to ``path``, so a reader sees
-    the old file or the new one; on an exception (a full disk, Ctrl-C) it is removed."""
+    the old file or the new one; on an exception (a full disk, Ctrl-C) it is removed (an OSError
+    naming the temporary file then names ``path``)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.part-")
     os.close(fd)
@@ -177,9 +246,11 @@ def atomic_file(path: "str | os.PathLike"):
         yield Path(tmp)
         os.chmod(tmp, file_mode())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is not None and os.fspath(exc.filename) == tmp:
+            exc.filename = os.fspath(path)  # (the file that could not be written, not its temporary name)
         raise
 
 

@@ -46,7 +46,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an earlier analysis in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def position(args):
@@ -110,9 +110,8 @@ def run(args) -> int:
     mcts_player(args.player, args.playouts)  # a bad spec fails before anything is written
     game = position(args)
     out = check_writable(args.out, create=False)  # before any computing
-    check_replaceable(out, overwrite=args.overwrite)
     with claim(out):  # one writer of --out until its files are in
-        check_replaceable(out, overwrite=args.overwrite)
+        check_replaceable(out, overwrite=args.overwrite)  # (and again at the swap: replace_folder)
         bar = None
         if not args.no_progress:
             from tqdm import tqdm
@@ -135,3 +134,8 @@ def run(args) -> int:
     print(format_record(analysis.record, prefix=f"{args.game}: "))
     print(f"wrote {len(names)} files to {out}")
     return 0
+
+
+def interrupted(args) -> str:
+    """What a stopped analysis leaves (Ctrl-C, a full disk): --out as it was, nothing of this search."""
+    return f"{args.out} is as it was (nothing of this search is saved)"

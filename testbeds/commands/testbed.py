@@ -110,11 +110,8 @@ def run(args) -> int:
                 write_results_into(result, tmp, extra={"command": "banditree testbed", "workers": args.workers})
                 if not args.no_plots:
                     _write_plots(result, tmp)
-        except FileExistsError as exc:  # the results stay in the checkpoints: say so
-            raise FileExistsError(f"{exc}; {interrupted(args)}") from None
-        except OSError as exc:  # (the command line adds what is saved: interrupted(args))
-            reason = (exc.strerror or str(exc)) + (f": {exc.filename}" if exc.filename else "")
-            raise OSError(exc.errno, f"cannot write the results folder {folder} ({reason})") from None
+        except (FileExistsError, ValueError) as exc:  # the results stay in the checkpoints: say so
+            raise type(exc)(f"{exc}; {interrupted(args)}") from None  # (after an OSError the command line does)
         # the results are written: this run's checkpoints are done (another run's stay)
         ChunkStore(chunks, testbed, args.horizon, args.seed, CHUNK_TASKS).clear(result.specs,
                                                                                range(0, args.tasks, CHUNK_TASKS))
