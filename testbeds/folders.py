@@ -151,19 +151,24 @@ def replace_folder(folder: "str | os.PathLike", flag: str = "--out", overwrite: 
     target = resolved(folder)
     check_replaceable(folder, flag, overwrite)
     parent = target.parent if str(target.parent) else Path(".")
-    parent.mkdir(parents=True, exist_ok=True)
-    with _lock(folder, flag):
+    lock = _lock(folder, flag)
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        lock.acquire()  # (ValueError when another process holds it)
         for stale in leftovers(target):  # a swap killed between its renames
             shutil.rmtree(stale, ignore_errors=True)
-        try:
-            tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.new-"))
-        except OSError as exc:
-            raise cannot_write(exc, f"{flag} {os.fspath(folder)}") from None
+        tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.new-"))
+    except OSError as exc:
+        lock.release()
+        raise cannot_write(exc, f"{flag} {os.fspath(folder)}") from None
+    try:
         with _staged(tmp, folder, flag):
             yield tmp
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; a results folder is not
             _plain_modes(tmp)
             _swap(tmp, target, lambda: check_replaceable(folder, flag, overwrite))
+    finally:
+        lock.release()
 
 
 @contextlib.contextmanager
@@ -174,19 +179,27 @@ def replace_files(folder: "str | os.PathLike", flag: str = "--out"):
     is renamed over its namesake in ``folder``, other files stay.  A failure while writing (a full
     disk, a figure that cannot be drawn) removes the temporary folder and changes nothing in
     ``folder``: its files are all the old ones or all the new ones (only a kill between two of the
-    final renames leaves some of each).  OSErrors as in :func:`replace_folder`."""
+    final renames leaves some of each), and a ``folder`` made for them is removed again.  OSErrors
+    as in :func:`replace_folder`."""
     target = resolved(folder)
+    made = not target.exists()
     try:
         target.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=target, prefix=".new-"))
     except OSError as exc:
         raise cannot_write(exc, f"{flag} {os.fspath(folder)}") from None
-    with _staged(tmp, folder, flag):
-        yield tmp
-        _plain_modes(tmp)
-        for path in sorted(tmp.iterdir()):
-            os.replace(path, target / path.name)
-        os.rmdir(tmp)
+    try:
+        with _staged(tmp, folder, flag):
+            yield tmp
+            _plain_modes(tmp)
+            for path in sorted(tmp.iterdir()):
+                os.replace(path, target / path.name)
+            os.rmdir(tmp)
+    except BaseException:
+        if made:  # (a folder made for these files goes again, empty)
+            with contextlib.suppress(OSError):
+                target.rmdir()
+        raise
 
 
 @contextlib.contextmanager
@@ -212,7 +225,8 @@ def _plain_modes(folder: Path) -> None:
             os.chmod(path, file_mode())
 
 
-def cannot_write(exc: OSError, what: str, staged: "Path | None" = None, final: "str | os.PathLike | None" = None) -> OSError:
+def cannot_write(exc: OSError, what: str, staged: "Path | None" = None,
+                 final: "str | os.PathLike | None" = None) -> OSError:
     """The one-line OSError for output that could not be written: ``cannot write WHAT (REASON: FILE)``,
     WHAT naming the argument (``--out results/run``); a file of the temporary folder ``staged`` is
     named by its path in ``final``.  Always of class OSError whatever its errno (which it keeps),
