@@ -1,5 +1,5 @@
-"""Bounded property-based fuzzing (hypothesis) of the SGF reader, the GTP engine, the spec parsers
-and the numeric command-line arguments.
+"""Bounded property-based fuzzing (hypothesis) of the SGF reader, the GTP engine, the spec parsers,
+the numeric command-line arguments and results folders (read_results, banditree plot).
 
 SGF: any text or bytes given to ``load_sgf`` gives a game or a ValueError, nothing else, and never
 more setup stones than the board has points.  GTP: every answer of the in-process engine to any
@@ -7,8 +7,11 @@ command line is well framed (``=[id] ...`` or ``?[id] ...`` and an empty line), 
 error, and a refused command leaves the position exactly as it was.  Specs: any string gives a
 policy or a ValueError from ``make_policy``, and a player that moves or a ValueError from
 ``make_player``.  Command line: any text for a numeric flag is parsed within its documented range
-or refused with exit 2 and one line naming the flag.  Small boards, the random player and fixed,
-derandomized example budgets keep the whole file to well under a minute (about 15 s here).
+or refused with exit 2 and one line naming the flag.  Results folders: any damage to a genuine
+folder gives a result meeting read_results' guarantees or one line naming the folder, and plot
+draws it or says that line (their section).  Small boards, the random player, tiny results folders
+and fixed, derandomized example budgets keep the whole file to well under a minute (about 15 s
+here, and about 10 s for the results folders).
 """
 import io
 import os
