@@ -124,7 +124,7 @@ def make_figures(out: "str | os.PathLike", tasks: int = PAPER_TASKS, horizon: in
     import matplotlib.pyplot as plt
 
     written = [str(folder / name) for name in RESULT_FILES]
-    with replace_folder(folder) as tmp:  # results and figures at once: old or new, never a mixture
+    with replace_folder(folder, overwrite=overwrite) as tmp:  # results and figures at once: old or new, never a mixture
         write_results_into(result, tmp, extra={"figures": {"r_sweep": r_sweep,
                                                            "reference": "Liu & Tsuruoka (2015), Figures 1-2"}})
         for stem, fig in figures:

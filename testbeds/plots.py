@@ -20,13 +20,12 @@ if not os.environ.get("DISPLAY") and matplotlib.get_backend().lower() not in ("a
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from testbeds.results import TestbedResult  # noqa: E402
+from testbeds.results import Z95, TestbedResult  # noqa: E402
 
 __all__ = ["plot_curves", "metric_figure", "regret_figure", "optimal_action_figure", "grid_figure",
-           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "color_for", "colors_for",
-           "coinciding", "replot_figure", "METRIC_LABELS", "MAX_POINTS", "Z95"]
+           "save_figure", "draw_lower_bound", "regret_over_log_figure", "merge_results", "testbed_of", "color_for",
+           "colors_for", "coinciding", "replot_figure", "literal", "METRIC_LABELS", "MAX_POINTS", "Z95"]
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MAX_POINTS = 2000
 METRIC_LABELS = {
     "regret": "cumulative regret",
@@ -34,6 +33,13 @@ METRIC_LABELS = {
     "optimal_pct": "% optimal action",
     "avg_reward": "average reward",
 }
+
+
+def literal(text) -> str:
+    """``text`` (a policy label, a legend name, a value read from a results folder) as matplotlib
+    shows it: as written, never as mathematics (matplotlib reads ``$...$`` as mathtext, and a label
+    such as ``$\\foo$`` would stop the drawing with a parse error), so each ``$`` is escaped."""
+    return str(text).replace("$", r"\$")
 
 
 def _style():
@@ -78,7 +84,8 @@ def plot_curves(ax, result: TestbedResult, metric: str, labels: Sequence[str] | 
         y = result.curve(label, metric)[idx]
         se = result.curve(label, metric + "_se")[idx]
         color = colors[shown[label]]
-        ax.plot(x, y, label=shown[label], linewidth=1.4, color=color, linestyle=(linestyles or {}).get(label, "-"))
+        ax.plot(x, y, label=literal(shown[label]), linewidth=1.4, color=color,
+                linestyle=(linestyles or {}).get(label, "-"))
         if band and np.isfinite(se).any():
             ax.fill_between(x, y - Z95 * se, y + Z95 * se, color=color, alpha=0.2, linewidth=0)
     ax.set_xscale(xscale)
@@ -119,8 +126,8 @@ def metric_figure(result: TestbedResult, metric: str, labels: Sequence[str] | No
     handles, legend_labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, legend_labels, loc="outside right center", fontsize="small", frameon=False)
     testbed = result.config.get("testbed", {})
-    default = (f"{METRIC_LABELS[metric]}: {result.n_tasks} tasks, K = {testbed.get('n_arms', '?')} "
-               f"({testbed.get('env', '?')}), 95% bands")
+    default = (f"{METRIC_LABELS[metric]}: {result.n_tasks} tasks, K = {literal(testbed.get('n_arms', '?'))} "
+               f"({literal(testbed.get('env', '?'))}), 95% bands")
     fig.suptitle(title or default)
     return fig
 
@@ -139,7 +146,7 @@ def regret_over_log_figure(result: TestbedResult, labels=None, metric: str = "ps
     idx = idx[idx >= 1]  # (ln 1 = 0)
     x = idx + 1
     for label in list(result.labels if labels is None else labels):
-        ax.plot(x, result.curve(label, metric)[idx] / np.log(x), label=label, linewidth=1.4)
+        ax.plot(x, result.curve(label, metric)[idx] / np.log(x), label=literal(label), linewidth=1.4)
     draw_lower_bound(ax, result, "log", per_log=True)
     ax.set_xscale("log")
     ax.set_xlabel("plays (log scale)")
@@ -165,7 +172,7 @@ def grid_figure(result: TestbedResult, panels: Sequence[tuple[str, Sequence[str]
             ax = axes[row][col]
             plot_curves(ax, result, metric, labels, xscale, names)
             if row == 0:
-                ax.set_title(panel_title)
+                ax.set_title(literal(panel_title))
             ax.legend(fontsize="small")
     if title:
         fig.suptitle(title)
@@ -191,14 +198,19 @@ def save_png(fig, path: "str | os.PathLike", dpi: int = 150) -> None:
 
 
 def save_figure(fig, folder: "str | os.PathLike", stem: str, formats: Sequence[str] = ("png", "pdf")) -> list[str]:
-    """Save ``fig`` as folder/stem.png (:func:`save_png`) and .pdf; returns the paths written."""
+    """Save ``fig`` as folder/stem.png (:func:`save_png`) and .pdf, each written atomically with the
+    usual file mode (testbeds.folders.atomic_file: a failure leaves the earlier file, or none, and no
+    partial one); returns the paths written."""
+    from testbeds.folders import atomic_file
+
     paths = []
     for fmt in formats:
         path = os.path.join(os.fspath(folder), f"{stem}.{fmt}")
-        if fmt == "png":
-            save_png(fig, path)
-        else:
-            fig.savefig(path)
+        with atomic_file(path) as tmp:
+            if fmt == "png":
+                save_png(fig, tmp)
+            else:
+                fig.savefig(tmp, format=fmt)
         paths.append(path)
     return paths
 
@@ -244,8 +256,9 @@ def colors_for(names: Sequence[str]) -> dict[str, str]:
 
 
 def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | None = None) -> TestbedResult:
-    """One result holding the policies of several (same horizon); a label met twice is prefixed
-    with its folder name (``prefixes``)."""
+    """One result holding the policies of several (same horizon, same testbed: :func:`testbed_of`,
+    else a ValueError naming the differing keys); a label met twice is prefixed with its folder name
+    (``prefixes``, which also name the results in errors)."""
     import dataclasses
 
     from testbeds.results import METRICS
@@ -255,6 +268,16 @@ def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | No
     horizons = {r.horizon for r in results}
     if len(horizons) > 1:
         raise ValueError(f"results with different horizons cannot share a figure: {sorted(horizons)}")
+    names = list(prefixes) if prefixes is not None else [f"result {k + 1}" for k in range(len(results))]
+    first = testbed_of(results[0])
+    for k, r in enumerate(results[1:], 1):
+        other = testbed_of(r)
+        if other != first:
+            keys = sorted(key for key in set(first) | set(other) if first.get(key) != other.get(key))
+            shown = "; ".join(f"{key}: {_brief(first.get(key))} in {names[0]}, {_brief(other.get(key))} in {names[k]}"
+                              for key in keys[:3])
+            raise ValueError(f"{names[0]} and {names[k]} come from different testbeds ({shown}), so their curves "
+                             f"(and the Lai & Robbins bound) cannot share a figure; plot them separately")
     seen: dict[str, int] = {}
     for r in results:
         for label in r.labels:
@@ -275,6 +298,23 @@ def merge_results(results: Sequence[TestbedResult], prefixes: Sequence[str] | No
     return dataclasses.replace(first, labels=labels, specs=specs, curves={m: np.array(v) for m, v in rows.items()},
                                recommendation=recs, diagnostics=diags,
                                n_tasks=min(r.n_tasks for r in results), trace=None)
+
+
+def testbed_of(result: TestbedResult) -> dict:
+    """What must agree for two results to share a figure: the testbed's configuration except its
+    seed and number of tasks (other tasks of the same testbed are comparable), and except the
+    per-task list of given means where every task has the same ones (``arm_means``)."""
+    testbed = dict((result.config or {}).get("testbed", {}) or {})
+    testbed.pop("seed", None)
+    testbed.pop("n_tasks", None)
+    if "arm_means" in testbed:
+        testbed.pop("means", None)
+    return testbed
+
+
+def _brief(value) -> str:
+    text = "<absent>" if value is None else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def coinciding(result: TestbedResult, metric: str) -> dict[str, str]:
@@ -315,7 +355,7 @@ def replot_figure(result: TestbedResult, metric: str, names: dict[str, str] | No
         if label in same:
             shown += f" (= {names.get(same[label], same[label])})"
         color = colors[names.get(label, label)]
-        ax.plot(x, y[idx], label=shown, color=color, linewidth=1.4, linestyle="--" if label in same else "-")
+        ax.plot(x, y[idx], label=literal(shown), color=color, linewidth=1.4, linestyle="--" if label in same else "-")
         se = result.curve(label, metric + "_se")[idx]
         if smooth == 1 and np.isfinite(se).any():
             ax.fill_between(x, y[idx] - Z95 * se, y[idx] + Z95 * se, color=color, alpha=0.15, linewidth=0)

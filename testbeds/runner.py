@@ -25,7 +25,6 @@ of worker processes.
 from __future__ import annotations
 
 import concurrent.futures
-import multiprocessing
 import os
 from typing import Any, Sequence
 
@@ -296,7 +295,7 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
                 seed: int = 0, workers: int = 1, progress: bool = True, labels: Sequence[str] | None = None,
                 chunk_tasks: int = CHUNK_TASKS, trace: bool = False,
                 executor: concurrent.futures.Executor | None = None,
-                checkpoint: "str | os.PathLike | None" = None) -> TestbedResult:
+                checkpoint: "str | os.PathLike | None" = None, keep_checkpoint: bool = False) -> TestbedResult:
     """Run every policy on every task of ``testbed`` for ``horizon`` plays; curves averaged over tasks.
 
     Parameters
@@ -307,6 +306,7 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
     horizon : int >= 1, plays per task.
     seed : int >= 0, seed of the policies' own randomness (task i uses stream (seed, i, 1)).
     workers : int >= 1, worker processes (1 runs in this process); the numbers do not depend on it.
+        A worker exits by itself when this process dies (testbeds.pools), even killed with SIGKILL.
         Workers are started with "spawn", so a script that calls this with workers > 1 needs the
         usual ``if __name__ == "__main__":`` guard (notebooks and the command line need nothing).
     progress : show a tqdm progress bar.
@@ -318,7 +318,9 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         (P, n_tasks, horizon) (small runs only: P x n_tasks x horizon <= MAX_TRACE).
     checkpoint : a folder: every finished chunk is saved there at once and a chunk already saved by
         the same run is loaded instead of computed (:mod:`testbeds.checkpoints`), so an interrupted
-        run resumes to bit-identical numbers; the chunk files are removed when the run completes.
+        run resumes to bit-identical numbers; the chunk files are removed when the run completes,
+        unless ``keep_checkpoint``: then the caller removes them once the results are safely written
+        (``ChunkStore.clear``; banditree testbed does after the results folder is swapped in).
         Not with ``trace``.
 
     Returns
@@ -413,10 +415,11 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
                 _run_jobs(executor, jobs, job_args, absorb_job, bar, 2 * max(workers, 2), chunk_tasks, n, horizon,
                           saved)
             else:
-                context = multiprocessing.get_context("spawn")
-                with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                from testbeds.pools import process_pool
+
+                with process_pool(workers) as pool:
                     _run_jobs(pool, jobs, job_args, absorb_job, bar, 2 * workers, chunk_tasks, n, horizon, saved)
-    if store is not None:
+    if store is not None and not keep_checkpoint:
         store.clear(bound, starts)
 
     config = {

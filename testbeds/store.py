@@ -26,8 +26,10 @@ game can never be stored twice; a file whose key was lost (hand-edited) gets it 
 no duplicate, and is refused when it does.  Rows are only inserted,
 never updated or deleted, so nothing already saved is lost.  The database runs in WAL mode with
 ``synchronous=FULL``, so a committed game survives a killed process (and a power cut).  The client
-process is the one writer; a lock file ``<db>.lock`` (``flock``) keeps a second writer out while a
-run is in progress.  Readers (a notebook) may open the file at any time.
+process is the one writer; a lock file ``<db>.lock`` (:mod:`testbeds.locks`: named after the file a
+symbolic link names, removed when the store is closed) keeps a second writer out while a run is in
+progress.  A path that names something other than a regular file (``/dev/null``, a folder) is
+refused before anything is created.  Readers (a notebook) may open the file at any time.
 """
 from __future__ import annotations
 
@@ -129,10 +131,14 @@ class ResultStore:
 
     def __init__(self, path, header: dict | None = None, *, lock: bool = False):
         self.path = Path(path)
-        self._lock_file = None
+        self._lock = None
         self._con = None
         if header is None and not self.path.exists():
             raise FileNotFoundError(f"no results database at {self.path}")
+        if self.path.exists() and not self.path.is_file():
+            kind = "a folder" if self.path.is_dir() else "not a regular file"
+            raise ValueError(f"results database {self.path} (--db) is {kind}; a results database is an SQLite "
+                             f"file: give a file path")
         try:
             if header is not None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -210,18 +216,12 @@ class ResultStore:
             con.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_key ON games(run_id, game_index)")
 
     def _take_lock(self) -> None:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no lock, one writer by convention
-            return
-        f = open(str(self.path) + ".lock", "a+")
-        try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.close()
-            raise ValueError(f"{self.path} is in use by another banditree process (lock file "
-                             f"{self.path}.lock); wait for it to finish or use another --db") from None
-        self._lock_file = f
+        from testbeds.locks import Lock, lock_file_for
+
+        where = lock_file_for(self.path)
+        lock = Lock(where, f"{self.path} is in use by another banditree process{{who}}; wait for it to finish or use "
+                           f"another --db (lock file {where})")
+        self._lock = lock.acquire()
 
     def _check_header(self, header: dict | None) -> dict:
         con = self._con
@@ -335,9 +335,9 @@ class ResultStore:
         if con is not None:
             con.close()
             self._con = None
-        if self._lock_file is not None:
-            self._lock_file.close()  # releases the flock
-            self._lock_file = None
+        if self._lock is not None:
+            self._lock.release()  # (and removes the lock file)
+            self._lock = None
 
     def __enter__(self) -> "ResultStore":
         return self

@@ -83,4 +83,4 @@ def test_unwritable_or_taken_out_is_refused_before_searching(tmp_path, capsys, m
     taken.mkdir()
     (taken / "tree.json").write_text("{}")
     assert main(["analyze", "--game", "go", "--out", str(taken), "--no-progress"]) == 2
-    assert "already holds tree.json" in capsys.readouterr().err
+    assert "already holds results (tree.json)" in capsys.readouterr().err

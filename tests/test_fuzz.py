@@ -1,5 +1,5 @@
-"""Bounded property-based fuzzing (hypothesis) of the SGF reader, the GTP engine, the spec parsers
-and the numeric command-line arguments.
+"""Bounded property-based fuzzing (hypothesis) of the SGF reader, the GTP engine, the spec parsers,
+the numeric command-line arguments and results folders (read_results, banditree plot).
 
 SGF: any text or bytes given to ``load_sgf`` gives a game or a ValueError, nothing else, and never
 more setup stones than the board has points.  GTP: every answer of the in-process engine to any
@@ -9,17 +9,22 @@ genmove, undo, komi, clear_board, boardsize and loadsgf (Go and NoGo), undo give
 the game a whole copy kept, and memory stays under 1000 B per command.  Specs: any string gives a
 policy or a ValueError from ``make_policy``, and a player that moves or a ValueError from
 ``make_player``.  Command line: any text for a numeric flag is parsed within its documented range
-or refused with exit 2 and one line naming the flag.  Small boards, the random player and fixed,
-derandomized example budgets keep the whole file to well under a minute (about 15 s here).
+or refused with exit 2 and one line naming the flag.  Results folders: any damage to a genuine
+folder gives a result meeting read_results' guarantees or one line naming the folder, and plot
+draws it or says that line (their section).  Small boards, the random player, tiny results folders
+and fixed, derandomized example budgets keep the whole file to well under a minute (about 15 s
+here, and about 10 s for the results folders).
 """
 import io
 import os
 import re
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from testbeds.results import METRICS
 from treepolicies.games.go import Go
 from treepolicies.gtp import COMMANDS, GtpEngine
 from treepolicies.sgf import load_sgf, parse_sgf, write_sgf
@@ -436,3 +441,217 @@ def test_numeric_arguments_are_in_range_or_one_line_exit_2(flag, text):
             return
     value = getattr(args, option.lstrip("-").replace("-", "_"))
     assert in_range(kind, value), (option, text, value)
+
+
+# -- results folders (read_results, banditree plot) ----------------------------------------------------
+# Any damage to a results folder's two files (a key of the manifest set to any JSON value or removed,
+# the manifest replaced by any text, an array of curves.npz replaced, cut, transposed, retyped, given a
+# NaN or removed, the archive's bytes cut off or flipped) gives, from read_results, a result that
+# meets every guarantee of its docstring or a one-line ValueError/FileNotFoundError naming the
+# folder; and from banditree plot exit 0 with its figures drawn, or exit 2 and that line (never a
+# traceback, never a figure of a half-read folder).
+DELETE = object()
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 10**30) | st.floats() | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                    max_leaves=6)
+HOSTILE_JSON = st.sampled_from([DELETE, 0, -1, 1, 2, 3, True, None, "", "3", 1e308, float("nan"), 10**400, [], {},
+                                "$\\foo$", [0.7, 0.5], [0.7, 0.5, 0.2], [[0.7, 0.5, 0.2]] * 3, [1.5, 0.5, 0.2],
+                                ["ucb1"], ["ucb1", "eg"], ["eg", "ucb1"], {"ucb1": {}}, {"ucb1": {"x": "y"}},
+                                {"env": "bernoulli", "n_arms": 3, "arm_means": [0.9, 0.1, 0.1]}, "gaussian", 12, 11]) \
+    | JSON
+KEY_PATHS = st.sampled_from([
+    ("n_tasks",), ("horizon",), ("labels",), ("specs",), ("config",), ("config", "testbed"),
+    ("config", "testbed", "env"), ("config", "testbed", "arm_means"), ("config", "testbed", "means"),
+    ("config", "testbed", "n_arms"), ("config", "testbed", "reward_sd"), ("config", "horizon"), ("diagnostics",),
+    ("diagnostics", "ucb1"), ("recommendation",), ("recommendation", "eg"), ("recommendation", "eg", "p_error"),
+    ("kind",), ("versions",)])
+ARRAYS = st.sampled_from(("labels", "specs", "step") + METRICS + ("extra",))
+LABEL = st.sampled_from(["ucb1", "eg", "$\\foo$", "a$b", "$x^$", "", "_x", "x\ny", "\U0010ffff", "é" * 40]) \
+    | st.text(max_size=6)
+LABELS = st.lists(LABEL, max_size=3)
+ARRAY_EDITS = st.sampled_from(["drop", "cut", "transpose", "float32", "int64", "nan", "inf", "negative", "scalar",
+                               "empty", "objects", "strings", "extra row", "huge"])
+
+
+def _edited_array(a, how, data):
+    """The array ``a`` (or a new one) changed as ``how`` says."""
+    if how == "cut":
+        return a[..., : max(a.shape[-1] // 2, 1) - 1] if a.ndim else a
+    if how == "transpose":
+        return a.T.copy()
+    if how == "float32":
+        return a.astype(np.float32) if a.dtype.kind == "f" else a.astype("U1")
+    if how == "int64":
+        with np.errstate(invalid="ignore"):
+            return a.astype(np.int64) if a.dtype.kind in "fi" else np.arange(len(a), dtype=np.int64)
+    if how in ("nan", "inf", "negative", "huge"):
+        b = np.array(a, dtype=np.float64) if a.dtype.kind in "fi" else np.zeros(a.shape)
+        if b.size:
+            flat = b.reshape(-1)
+            flat[data.draw(st.integers(0, b.size - 1))] = {"nan": np.nan, "inf": np.inf, "negative": -1.0,
+                                                           "huge": 1e308}[how]
+        return b
+    if how == "scalar":
+        return np.float64(1.0)
+    if how == "empty":
+        return a[:0]
+    if how == "objects":
+        return np.array([object()] * max(len(a) if a.ndim else 1, 1), dtype=object)
+    if how == "strings":
+        return np.array(data.draw(LABELS))
+    if how == "extra row":
+        return np.concatenate([a, a[:1]]) if a.ndim else a
+    raise AssertionError(how)
+
+
+def _set(doc, path, value):
+    for key in path[:-1]:
+        if not isinstance(doc, dict) or not isinstance(doc.get(key), dict):
+            return
+        doc = doc[key]
+    if isinstance(doc, dict):
+        if value is DELETE:
+            doc.pop(path[-1], None)
+        else:
+            doc[path[-1]] = value
+
+
+@pytest.fixture(scope="module")
+def results_folder(tmp_path_factory):
+    """A genuine results folder: two policies, 3 tasks, 12 plays, fixed Bernoulli means (so that the
+    manifest records means and plot draws the Lai & Robbins bound)."""
+    from testbeds.results import write_results
+    from testbeds.runner import run_testbed
+    from testbeds.testbed import BernoulliTestbed
+
+    folder = tmp_path_factory.mktemp("results") / "run"
+    result = run_testbed(["ucb1", "egreedy:epsilon=0.1"], BernoulliTestbed(n_tasks=3, n_arms=3, seed=1,
+                                                                          means=[0.7, 0.5, 0.2]),
+                         12, seed=1, labels=["ucb1", "eg"], progress=False)
+    write_results(result, folder)
+    return folder
+
+
+DAMAGES = ("manifest", "manifest", "array", "array", "array", "labels", "text", "bytes")
+# damages a folder may well survive (so that plot gets to draw it): a manifest value, two new labels,
+# extreme but finite values of a curve
+SURVIVABLE = ("manifest", "labels", "values")
+
+
+def damaged_copy(original, where, data, kinds=DAMAGES):
+    """A copy of the folder ``original`` with one to three damages of ``kinds`` drawn by ``data``."""
+    import json
+    import shutil
+
+    shutil.copytree(original, where)
+    with np.load(where / "curves.npz") as npz:
+        arrays = {name: np.array(npz[name]) for name in npz.files}
+    doc = json.loads((where / "manifest.json").read_text())
+    manifest_text, cut = None, None
+    for _ in range(data.draw(st.integers(1, 3))):
+        kind = data.draw(st.sampled_from(kinds))
+        if kind == "manifest":
+            _set(doc, data.draw(KEY_PATHS), data.draw(HOSTILE_JSON))
+        elif kind == "labels":  # new labels, the manifest's agreeing (so that they reach the figure)
+            labels = data.draw(LABELS if kinds is DAMAGES else st.lists(LABEL, min_size=2, max_size=2,
+                                                                       unique=True))
+            arrays["labels"] = np.array(labels, dtype=str)
+            doc["labels"] = labels
+            for key in ("diagnostics", "recommendation"):
+                doc.pop(key, None)
+        elif kind == "values":
+            name = data.draw(st.sampled_from(METRICS))
+            arrays[name] = _edited_array(arrays[name], data.draw(st.sampled_from(["huge", "negative"])), data)
+        elif kind == "array":
+            name, how = data.draw(ARRAYS), data.draw(ARRAY_EDITS)
+            if how == "drop":
+                arrays.pop(name, None)
+            else:
+                arrays[name] = _edited_array(arrays.get(name, np.zeros((2, 12))), how, data)
+        elif kind == "text":
+            text = json.dumps(doc)
+            manifest_text = data.draw(st.sampled_from([text[: len(text) // 2], "", "[1, 2]", "null", "{}", "\x00"])
+                                      | st.text(max_size=20))
+        else:
+            cut = (data.draw(st.sampled_from(["cut", "flip"])), data.draw(st.floats(0, 1)))
+    np.savez(where / "curves.npz", **arrays)  # (an object array is pickled: read_results must refuse it unread)
+    (where / "manifest.json").write_text(manifest_text if manifest_text is not None else json.dumps(doc))
+    if cut is not None:
+        raw = bytearray((where / "curves.npz").read_bytes())
+        at = min(int(cut[1] * len(raw)), len(raw) - 1)
+        raw = raw[:at] if cut[0] == "cut" else raw[:at] + bytes([raw[at] ^ 0xFF]) + raw[at + 1:]
+        (where / "curves.npz").write_bytes(bytes(raw))
+
+
+def check_read(folder):
+    """read_results of ``folder``: its guarantees, or its one-line refusal (returned as text)."""
+    from testbeds.results import read_results
+
+    try:
+        r = read_results(folder)
+    except (ValueError, FileNotFoundError) as exc:
+        text = str(exc)
+        assert "\n" not in text and text.startswith(f"{folder} is not a "), text
+        return text
+    n_pol, horizon = len(r.labels), r.horizon
+    assert n_pol >= 1 and horizon >= 1 and len(set(r.labels)) == n_pol and len(r.specs) == n_pol
+    assert all(isinstance(x, str) for x in r.labels + r.specs)
+    for name in METRICS:
+        values = r.curves[name]
+        assert values.shape == (n_pol, horizon) and values.dtype == np.float64, name
+        if name.endswith("_se"):
+            assert (np.isnan(values) | (values >= 0)).all(), name
+        else:
+            assert np.isfinite(values).all(), name
+    assert type(r.n_tasks) is int and r.n_tasks >= 1
+    assert len(r.diagnostics) == len(r.recommendation) == n_pol
+    for row in r.diagnostics + r.recommendation:
+        assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in row.values()), row
+    return None
+
+
+def test_the_genuine_results_folder_reads_back(results_folder):  # the fuzzed folder itself is valid
+    assert check_read(results_folder) is None
+
+
+_copies = iter(range(10**9))
+
+
+@settings(FUZZ, max_examples=300)
+@given(st.data())
+def test_a_damaged_results_folder_reads_whole_or_is_refused_in_one_line(results_folder, data):
+    where = results_folder.parent / f"damaged-{next(_copies)}"
+    damaged_copy(results_folder, where, data)
+    check_read(where)
+
+
+@settings(FUZZ, max_examples=30)
+@given(st.data(), st.sampled_from([[], ["--loglog"], ["--smooth", "3"], ["--regret-per-log"]]))
+def test_plot_of_a_damaged_results_folder_draws_it_or_refuses_it_in_one_line(results_folder, data, options):
+    # every figure is drawn (where a parse error of a label would show) but not saved: saving is
+    # the other tests' concern, and costs a second a figure
+    import contextlib
+
+    from testbeds import plots
+    from testbeds.cli import main
+
+    def draw_only(fig, folder, stem, formats=("png", "pdf")):
+        fig.canvas.draw()
+        return [os.path.join(os.fspath(folder), f"{stem}.{fmt}") for fmt in formats]
+
+    where = results_folder.parent / f"damaged-{next(_copies)}"
+    damaged_copy(results_folder, where, data, SURVIVABLE)
+    refused = check_read(where)
+    err = io.StringIO()
+    real = plots.save_figure
+    plots.save_figure = draw_only
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = main(["plot", str(where), "--metric", "regret", *options, "--out", str(where) + "-figures"])
+    finally:
+        plots.save_figure = real
+    text = err.getvalue()
+    if refused is not None:
+        assert (rc, text) == (2, f"banditree plot: error: {refused}\n")
+    else:
+        assert rc == 0 and "Traceback" not in text, text

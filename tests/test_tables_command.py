@@ -140,8 +140,10 @@ def test_bad_specs_and_options_are_refused_before_the_database_exists(tmp_path, 
 
 
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs Linux /proc")
-def test_a_database_path_that_cannot_be_created_is_a_clear_error(capsys):
-    assert main(["tables", "--game", "nogo", "--games", "1", "--db", "/proc/x.sqlite", "--no-progress"]) == 2
+def test_a_database_path_that_cannot_be_created_is_a_clear_error(capsys, tmp_path):
+    # (--out elsewhere: the default, /proc/x_tables, would be refused first, as --out)
+    assert main(["tables", "--game", "nogo", "--games", "1", "--db", "/proc/x.sqlite", "--no-progress",
+                 "--out", str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("banditree tables: error: cannot create results database at /proc/x.sqlite (--db): ")
     assert err.count("\n") == 1

@@ -166,8 +166,11 @@ def check_writable(folder: "str | os.PathLike", flag: str = "--out", create: boo
     Either way the parent must be writable too: the new folder is built beside the old one and
     swapped in (:mod:`testbeds.folders`).
     ValueError naming ``flag`` and the reason (a path under a file, a read-only filesystem, ...).
+    A symbolic link is followed (also a dangling one: the folder it names is the one written).
     """
-    path = Path(folder)
+    from testbeds.locks import resolved
+
+    path = resolved(folder)
     if not create:
         if path.exists() and not path.is_dir():
             raise ValueError(f"{flag} {os.fspath(folder)!r} cannot be written: it is not a folder")

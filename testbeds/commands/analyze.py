@@ -10,11 +10,14 @@ Connect Four columns 0-6; tic-tac-toe cells 0-8, row by row), or ``--sgf FILE`` 
 iterations (early stopping off), run in chunks so that the snapshots of the root's visit shares
 come from it too (treepolicies.viz.growth).  Writes root.png/.pdf (board heatmaps), tree.png/.pdf
 (tree view), growth.png/.pdf, tree.json, tree.dot and search.json into ``--out``
-(treepolicies.viz.analysis) and prints the search record.
+(treepolicies.viz.analysis) and prints the search record.  ``--out`` is replaced as a whole, like a
+testbed results folder (testbeds.folders): an earlier analysis only with ``--overwrite``, never mixed
+with the new one, and a folder holding other files is refused before the search.
 """
 from __future__ import annotations
 
 import argparse
+import os
 
 from testbeds.commands._common import Int, Number, ranged
 
@@ -43,7 +46,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an earlier analysis in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, interrupted=interrupted)
 
 
 def position(args):
@@ -96,7 +99,8 @@ def position(args):
 
 def run(args) -> int:
     from testbeds.commands._common import check_writable
-    from treepolicies.viz.analysis import analyze_position, check_outputs, mcts_player, write_analysis
+    from testbeds.folders import check_replaceable, claim, replace_folder
+    from treepolicies.viz.analysis import analyze_position, mcts_player, write_analysis
     from treepolicies.viz.summary import format_record
 
     for flag, value, lo in (("--playouts", args.playouts, 1), ("--seed", args.seed, 0), ("--depth", args.depth, 0),
@@ -105,24 +109,33 @@ def run(args) -> int:
             raise ValueError(f"{flag} must be an integer >= {lo}, got {value}")
     mcts_player(args.player, args.playouts)  # a bad spec fails before anything is written
     game = position(args)
-    out = check_writable(args.out)  # before any computing
-    check_outputs(out, args.overwrite)
-    bar = None
-    if not args.no_progress:
-        from tqdm import tqdm
+    out = check_writable(args.out, create=False)  # before any computing
+    with claim(out):  # one writer of --out until its files are in
+        check_replaceable(out, overwrite=args.overwrite)  # (and again at the swap: replace_folder)
+        bar = None
+        if not args.no_progress:
+            from tqdm import tqdm
 
-        bar = tqdm(total=args.playouts, desc=f"{args.game} search", unit="it", dynamic_ncols=True)
+            bar = tqdm(total=args.playouts, desc=f"{args.game} search", unit="it", dynamic_ncols=True)
 
-    def progress(done, total):
-        if bar is not None:
-            bar.update(done - bar.n)
+        def progress(done, total):
+            if bar is not None:
+                bar.update(done - bar.n)
 
-    try:
-        analysis = analyze_position(game, args.player, args.playouts, seed=args.seed, progress=progress)
-    finally:
-        if bar is not None:
-            bar.close()
-    paths = write_analysis(analysis, out, depth=args.depth, width=args.width, overwrite=args.overwrite)
+        try:
+            analysis = analyze_position(game, args.player, args.playouts, seed=args.seed, progress=progress)
+        finally:
+            if bar is not None:
+                bar.close()
+        # the whole folder at once (testbeds.folders): an earlier analysis is replaced, never mixed in
+        with replace_folder(out, overwrite=args.overwrite) as tmp:
+            names = [os.path.basename(p) for p in write_analysis(analysis, tmp, depth=args.depth, width=args.width,
+                                                                 overwrite=True)]
     print(format_record(analysis.record, prefix=f"{args.game}: "))
-    print(f"wrote {len(paths)} files to {out}")
+    print(f"wrote {len(names)} files to {out}")
     return 0
+
+
+def interrupted(args) -> str:
+    """What a stopped analysis leaves (Ctrl-C, a full disk): --out as it was, nothing of this search."""
+    return f"{args.out} is as it was (nothing of this search is saved)"

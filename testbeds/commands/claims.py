@@ -45,7 +45,7 @@ def _table_rows(folder: str, flag: str):
 
 def run(args) -> int:
     from testbeds import claims as C
-    from testbeds.folders import check_replaceable, replace_folder
+    from testbeds.folders import check_replaceable, claim, replace_folder
     from testbeds.results import read_results
 
     if args.figures is None and not args.go_tables and not args.nogo_tables and not args.cost:
@@ -84,7 +84,7 @@ def run(args) -> int:
         costs += [dict(row, database=Path(db).name) for row in cell_costs(db)]
     check_replaceable(args.out)
     check_writable(args.out)
-    with replace_folder(Path(args.out)) as tmp:
+    with claim(args.out), replace_folder(Path(args.out)) as tmp:
         for stem, found in outputs.items():
             C.write_claims_csv(found, tmp / f"{stem}_claims.csv")
             (tmp / f"{stem}_claims.md").write_text(C.claims_markdown(found))

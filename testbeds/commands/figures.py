@@ -41,13 +41,15 @@ def run(args) -> int:
 
     matplotlib.use("Agg")
     from testbeds.figures import make_figures
+    from testbeds.folders import claim
 
     check_means(args.tasks, args.arms)
     folder = output_folder(args.out, "results/figures")
     check_writable(folder)  # before the long run, not after it
-    written = make_figures(folder, tasks=args.tasks, horizon=args.horizon, seed=args.seed, workers=args.workers,
-                           r_sweep=args.r_sweep, arms=args.arms, overwrite=args.overwrite,
-                           progress=not args.no_progress)
+    with claim(folder):  # one writer of --out from the first check to the swap
+        written = make_figures(folder, tasks=args.tasks, horizon=args.horizon, seed=args.seed, workers=args.workers,
+                               r_sweep=args.r_sweep, arms=args.arms, overwrite=args.overwrite,
+                               progress=not args.no_progress)
     print(f"wrote {len(written)} files to {folder}: " + ", ".join(p.rsplit('/', 1)[-1] for p in written))
     return 0
 

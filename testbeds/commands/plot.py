@@ -2,14 +2,19 @@
 
     banditree plot results/a results/b --label "UCB=ucb1" --metric regret --metric optimal_pct --smooth 50
 
-Reads each folder's curves.npz and manifest.json, merges their policies (same horizon; a label met
-in two folders is prefixed by the folder name), and writes one figure per metric (PNG and PDF) into
---out: colours fixed by policy name across figures, a curve equal to an earlier one dashed and named
-as such in the legend, Lai & Robbins' bound on regret when the testbed has fixed means.
+Reads each folder's curves.npz and manifest.json (a damaged or hand-made folder is refused in one
+line naming it and what is wrong), merges their policies (same horizon and same testbed, else
+refused in one line naming what differs; a label met in two folders is prefixed by the folder
+name), and writes one figure per metric (PNG and PDF) into --out, all of them or none
+(testbeds.folders.replace_files; other files in --out stay): colours fixed by policy name across
+figures, a curve equal to an earlier one dashed and named as such in the legend, Lai & Robbins'
+bound on regret when the testbed has fixed means.  Labels are shown as written ($ is not
+mathematics).
 """
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from testbeds.commands._common import Int, check_writable, ranged
@@ -51,6 +56,7 @@ def run(args) -> int:
     import matplotlib.pyplot as plt
 
     from testbeds import plots
+    from testbeds.folders import claim, replace_files
     from testbeds.results import read_results
 
     names = parse_labels(args.label)
@@ -62,14 +68,19 @@ def run(args) -> int:
                          f"have {', '.join(merged.labels)}")
     out = Path(args.out) if args.out else Path(args.folders[0]) / "plots"
     check_writable(out)
-    written = []
-    for metric in args.metric or ["regret", "optimal_pct"]:
-        fig = plots.replot_figure(merged, metric, names, smooth=args.smooth, loglog=args.loglog)
-        written += plots.save_figure(fig, out, metric + ("_loglog" if args.loglog else ""))
-        plt.close(fig)
+    figures = [(metric + ("_loglog" if args.loglog else ""),
+                lambda metric=metric: plots.replot_figure(merged, metric, names, smooth=args.smooth, loglog=args.loglog))
+               for metric in args.metric or ["regret", "optimal_pct"]]
     if args.regret_per_log:
-        fig = plots.regret_over_log_figure(merged)
-        written += plots.save_figure(fig, out, "regret_per_log")
-        plt.close(fig)
-    print(f"wrote {len(written)} files to {out}")
+        figures.append(("regret_per_log", lambda: plots.regret_over_log_figure(merged)))
+    written = []
+    # one writer of --out; its figures replaced together (a failure leaves the old ones), other files stay
+    with claim(out), replace_files(out) as tmp:
+        for stem, draw in figures:
+            fig = draw()
+            try:
+                written += [os.path.basename(path) for path in plots.save_figure(fig, tmp, stem)]
+            finally:
+                plt.close(fig)
+    print(f"wrote {len(written)} files to {out}: {', '.join(written)}")
     return 0

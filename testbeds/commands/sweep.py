@@ -52,6 +52,7 @@ def run(args) -> int:
     import matplotlib.pyplot as plt
 
     from testbeds import plots
+    from testbeds.folders import claim
     from testbeds.sweep import run_sweep, sweep_figure
     from testbeds.testbed import BernoulliTestbed, GaussianTestbed
 
@@ -82,14 +83,17 @@ def run(args) -> int:
     try:
         folder = output_folder(args.out, "results/sweep")
         check_writable(folder)
-        rows = run_sweep(args.policy, testbed, horizons, param, values, seed=args.seed, workers=args.workers,
-                         out=folder, executor=None if client is None else client.get_executor())
+        with claim(folder) as target:  # one writer of --out: its cells.jsonl and its figure
+            rows = run_sweep(args.policy, testbed, horizons, param, values, seed=args.seed, workers=args.workers,
+                             out=target, executor=None if client is None else client.get_executor())
+            fig = sweep_figure(rows, args.metric)
+            try:
+                plots.save_figure(fig, target, "sweep")
+            finally:
+                plt.close(fig)
     finally:
         if client is not None:
             client.close()
-    fig = sweep_figure(rows, args.metric)
-    plots.save_figure(fig, folder, "sweep")
-    plt.close(fig)
     for row in rows:
         print(f"{row['spec']:36s} horizon {row['horizon']:>7d}   {args.metric} {row[args.metric]:12.3f} "
               f"+- {1.96 * row[args.metric + '_se']:.3f}")

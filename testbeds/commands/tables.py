@@ -46,8 +46,10 @@ def register(sub) -> None:
     p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "run seed"))
     p.add_argument("--db", default=None, help="results database (default results/<game><size>_tables.sqlite)")
     p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf, replaced "
-                                               "as a whole (default: beside the database, named after it with "
-                                               "_tables: results/nogo9_tables/)")
+                                               "as a whole (default: beside the database, named after it without "
+                                               "its extension, with _tables added unless the name ends in tables: "
+                                               "results/nogo9_tables.sqlite gives results/nogo9_tables/, "
+                                               "results/go9.sqlite results/go9_tables/); printed at the end")
     p.add_argument("--overwrite", action="store_true",
                    help="replace tables of another grid already in --out (the same grid is rewritten as it "
                         "resumes)")
@@ -60,16 +62,17 @@ def register(sub) -> None:
 
 
 def default_out(db: str) -> str:
-    """The tables folder beside the database: ``results/nogo9_tables.sqlite`` -> ``results/nogo9_tables``,
-    ``runs/a.sqlite`` -> ``runs/a_tables`` (never ``..._tables_tables``)."""
-    stem = os.path.splitext(db)[0]
-    return stem if os.path.basename(stem).endswith("_tables") else stem + "_tables"
+    """The tables folder beside the database, named after it: its name without the extension, with
+    ``_tables`` added unless that name already ends in ``tables`` (or there is no extension to drop):
+    ``results/nogo9_tables.sqlite`` -> ``results/nogo9_tables``, ``results/tables.sqlite`` ->
+    ``results/tables``, ``runs/a.sqlite`` -> ``runs/a_tables``, ``runs/tables`` -> ``runs/tables_tables``."""
+    stem, ext = os.path.splitext(db)
+    return stem if ext and os.path.basename(stem).endswith("tables") else stem + "_tables"
 
 
 def run(args) -> int:
     from testbeds.commands.match import game_options
-    from testbeds.folders import check_replaceable
-    from testbeds.tables import grid_of, stored_grid
+    from testbeds.folders import claim
 
     options = {"size": args.size}
     if args.komi is not None:
@@ -84,6 +87,14 @@ def run(args) -> int:
     out = args.out or default_out(db)
     title = f"Mi-UCT against UCT, {args.size}x{args.size} {'Go' if args.game == 'go' else 'NoGo'}, seed {args.seed}"
     check_writable(out, create=False)  # before the games, not after them (creates nothing yet)
+    with claim(out):  # one writer of --out, from these checks to the tables written
+        return _run(args, spec, db, out, title)
+
+
+def _run(args, spec, db, out, title) -> int:
+    from testbeds.folders import check_replaceable
+    from testbeds.tables import grid_of, stored_grid
+
     check_replaceable(out)
     stored = stored_grid(out)
     if stored is not None and stored != grid_of(spec) and not args.overwrite:
@@ -97,7 +108,7 @@ def run(args) -> int:
         raise
     paths = write_outputs(cells, out, title)
     print(open(paths[1]).read())
-    print("wrote " + ", ".join(str(p) for p in paths))
+    print(f"tables in {out}{os.sep}: " + ", ".join(p.name for p in paths) + f" (the games are in {db})")
     return 0
 
 

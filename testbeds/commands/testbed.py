@@ -69,11 +69,10 @@ def checkpoint_folder(folder):
 
 
 def run(args) -> int:
-    import shutil
-
-    from testbeds.folders import replace_folder
-    from testbeds.results import check_new_results, write_results_into
-    from testbeds.runner import run_testbed
+    from testbeds.checkpoints import ChunkStore
+    from testbeds.folders import claim, replace_folder
+    from testbeds.results import check_new_results, horizon_table, write_results_into
+    from testbeds.runner import CHUNK_TASKS, run_testbed
     from testbeds.testbed import BernoulliTestbed, GaussianTestbed, NonStationaryTestbed
 
     means = _means(args)
@@ -98,43 +97,55 @@ def run(args) -> int:
     check_new_results(folder, args.overwrite)  # refuse before the long run, not after it
     check_writable(folder, create=False)  # before the long run, not after it; creates nothing yet
     policies, labels = split_labels(args.policy or ["ucb1"])
-    chunks = checkpoint_folder(folder)
-    from testbeds.runner import CHUNK_TASKS
-
-    args._checkpoints = chunks  # for the interrupt message: N of M (policy, chunk) units saved
-    args._units = len(policies) * -(-args.tasks // CHUNK_TASKS)
-    result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
-                         progress=not args.no_progress, labels=labels, checkpoint=chunks)
-    with replace_folder(folder) as tmp:  # the whole folder at once: old or new, never a mixture
-        write_results_into(result, tmp, extra={"command": "banditree testbed", "workers": args.workers})
-        if not args.no_plots:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-
-            from testbeds import plots
-
-            for stem, fig in (("regret", plots.regret_figure(result)),
-                              ("optimal_action", plots.optimal_action_figure(result))):
-                plots.save_figure(fig, tmp, stem)
-                plt.close(fig)
-    shutil.rmtree(chunks, ignore_errors=True)  # the results are written: the checkpoints are done
+    with claim(folder) as target:  # one writer of --out (and of its checkpoints) from here to the swap
+        check_new_results(folder, args.overwrite)  # (again: another process may have written it meanwhile)
+        chunks = checkpoint_folder(target)
+        args._checkpoints = chunks  # for the interrupt message: N of M (policy, chunk) units saved
+        args._units = len(policies) * -(-args.tasks // CHUNK_TASKS)
+        result = run_testbed(policies, testbed, args.horizon, seed=args.seed, workers=args.workers,
+                             progress=not args.no_progress, labels=labels, checkpoint=chunks, keep_checkpoint=True)
+        try:
+            # the whole folder at once: old or new, never a mixture; its checks made again at the swap
+            with replace_folder(folder, overwrite=args.overwrite) as tmp:
+                write_results_into(result, tmp, extra={"command": "banditree testbed", "workers": args.workers})
+                if not args.no_plots:
+                    _write_plots(result, tmp)
+        except (FileExistsError, ValueError) as exc:  # the results stay in the checkpoints: say so
+            raise type(exc)(f"{exc}; {interrupted(args)}") from None  # (after an OSError the command line does)
+        # the results are written: this run's checkpoints are done (another run's stay)
+        ChunkStore(chunks, testbed, args.horizon, args.seed, CHUNK_TASKS).clear(result.specs,
+                                                                               range(0, args.tasks, CHUNK_TASKS))
     if args.bai is not None:
         print(f"Experiment {args.bai} (Audibert, Bubeck & Munos 2010), budget {args.horizon}, {args.tasks} tasks:")
         for label, rec in zip(result.labels, result.recommendation):
             print(f"  {label:32s} P(wrong arm) {rec['p_error']:.4f} +- {rec['p_error_se']:.4f}   "
                   f"simple regret {rec['simple_regret']:.5f}")
+    print(horizon_table(result))
     print(f"results in {folder}")
     return 0
 
 
+def _write_plots(result, folder) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from testbeds import plots
+
+    for stem, fig in (("regret", plots.regret_figure(result)), ("optimal_action", plots.optimal_action_figure(result))):
+        try:
+            plots.save_figure(fig, folder, stem)
+        finally:
+            plt.close(fig)
+
+
 def interrupted(args) -> str:
     """What an interrupt leaves: the finished chunks in the checkpoint folder, the results folder as it was."""
-    import os
+    from testbeds.checkpoints import count_saved
 
     chunks = getattr(args, "_checkpoints", None)
-    saved = len([n for n in os.listdir(chunks) if n.endswith(".npz")]) if chunks and os.path.isdir(chunks) else 0
+    saved = count_saved(chunks)
     where = args.out if args.out else "the output folder"
     if saved:
         units = getattr(args, "_units", None)

@@ -84,22 +84,23 @@ def spec_of(args):
 
 
 def run(args) -> int:
-    from testbeds.folders import check_replaceable
+    from testbeds.folders import check_replaceable, claim
     from testbeds.ratings import format_elo
     from testbeds.tune import run_tune, stored_settings, write_outputs
 
     spec = spec_of(args)
     out = args.out or f"results/{args.game}_tune"
     check_writable(out, create=False)
-    check_replaceable(out)
-    stored = stored_settings(out)
-    if stored is not None and stored != spec.as_dict() and not args.overwrite:
-        raise FileExistsError(f"--out {out} holds the results of another tuning; pass --overwrite to replace them "
-                              f"or choose another --out")
-    result = run_tune(spec, args.db, workers=args.workers, scheduler=args.scheduler,
-                      progress=not args.no_progress)
-    title = f"Tuning {spec.template} on {spec.game}"
-    paths = write_outputs(spec, result, out, title)
+    with claim(out):  # one writer of --out, from these checks to the results written
+        check_replaceable(out)
+        stored = stored_settings(out)
+        if stored is not None and stored != spec.as_dict() and not args.overwrite:
+            raise FileExistsError(f"--out {out} holds the results of another tuning; pass --overwrite to replace "
+                                  f"them or choose another --out")
+        result = run_tune(spec, args.db, workers=args.workers, scheduler=args.scheduler,
+                          progress=not args.no_progress)
+        title = f"Tuning {spec.template} on {spec.game}"
+        paths = write_outputs(spec, result, out, title)
     print(open(paths[1]).read())
     best = result["standings"][0]
     r = best.rating
