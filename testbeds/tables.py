@@ -18,7 +18,7 @@ from pathlib import Path
 
 from testbeds.ratings import Rating, rate
 from testbeds.store import ResultStore
-from testbeds.tournament import MatchConfig, _progress_bar, check_execution, plan_tasks, run_tasks
+from testbeds.tournament import MatchConfig, progress_bar, check_execution, plan_tasks, run_tasks
 
 __all__ = ["TablesSpec", "Cell", "group_cells", "uct_spec", "tables_header", "run_tables", "collect_cells",
            "write_csv", "write_markdown", "markdown_tables", "heatmap_figure", "draw_heatmap",
@@ -146,7 +146,7 @@ def run_tables(spec: TablesSpec, db, *, workers: int = 1, scheduler: str | None 
             runs.append((store.run_id(cfg.as_dict(), tags), cfg.as_dict()))
         tasks = plan_tasks(store, runs, spec.games)
         total = spec.games * len(runs)
-        bar = _progress_bar(total, total - len(tasks), progress, f"{spec.game} tables")
+        bar = progress_bar(total, total - len(tasks), progress, f"{spec.game} tables")
         score = [0.0, 0]
 
         def on_result(_rid, row):
@@ -237,11 +237,11 @@ def write_csv(cells: list[Cell], path) -> Path:
         for cell in sorted(cells, key=lambda x: (x.mi, x.c, x.playouts)):
             r = cell.rating
             w.writerow([cell.mi, cell.uct, f"{cell.c:g}", cell.playouts, r.games, r.wins, r.draws,
-                        r.losses, cell.capped] + [_num(x) for x in (r.rate, r.low, r.high, r.elo, r.elo_low, r.elo_high)])
+                        r.losses, cell.capped] + [csv_number(x) for x in (r.rate, r.low, r.high, r.elo, r.elo_low, r.elo_high)])
     return path
 
 
-def _num(x: float) -> str:
+def csv_number(x: float) -> str:
     if math.isnan(x):
         return ""
     if math.isinf(x):

@@ -330,7 +330,7 @@ def run_match(config: MatchConfig, n_games: int, *, db=None, workers: int = 1, s
         run_id = store.run_id(config.as_dict())
         tasks = plan_tasks(store, [(run_id, config.as_dict())], n_games, log=log)
         wdl = list(store.counts(run_id, n_games))
-        bar = _progress_bar(n_games, n_games - len(tasks), progress, f"{config.game} A-B")
+        bar = progress_bar(n_games, n_games - len(tasks), progress, f"{config.game} A-B")
         if bar is not None:
             bar.set_postfix_str(_postfix(wdl))
 
@@ -356,7 +356,7 @@ def _postfix(wdl) -> str:
     return f"A {r.rate:.3f} [{r.low:.3f}, {r.high:.3f}]"
 
 
-def _progress_bar(total: int, done: int, enabled: bool, desc: str):
+def progress_bar(total: int, done: int, enabled: bool, desc: str):
     """A tqdm bar on stderr: games done, rate, time left (tqdm estimates from this session's pace)."""
     if not enabled:
         return None

@@ -43,8 +43,8 @@ from pathlib import Path
 
 from testbeds.ratings import Rating, format_elo, rate
 from testbeds.store import ResultStore
-from testbeds.tables import _num  # one CSV number format for tables and tune
-from testbeds.tournament import MatchConfig, _progress_bar, check_execution, plan_tasks, run_tasks
+from testbeds.tables import csv_number  # one CSV number format for tables and tune
+from testbeds.tournament import MatchConfig, progress_bar, check_execution, plan_tasks, run_tasks
 
 __all__ = ["TuneSpec", "Candidate", "Standing", "expand_grid", "parse_grid", "schedule", "min_budget",
            "run_tune", "write_outputs", "score_figure", "CSV_COLUMNS", "MAX_CANDIDATES"]
@@ -259,7 +259,7 @@ def run_tune(spec: TuneSpec, db=None, *, workers: int = 1, scheduler: str | None
     played = 0
     log = []
     with ResultStore(path, tune_header(spec), lock=db is not None) as store:
-        bar = _progress_bar(total, 0, progress, f"{spec.game} tune")
+        bar = progress_bar(total, 0, progress, f"{spec.game} tune")
         try:
             alive = list(cands)
             for r, (n_r, g_r) in enumerate(sched):
@@ -324,7 +324,7 @@ def write_csv(standings, path) -> Path:
             r = s.rating
             w.writerow([s.rank, s.candidate.label] + [v for _, v in s.candidate.values]
                        + [s.candidate.spec, _round_out(s), r.games, r.wins, r.draws, r.losses]
-                       + [_num(x) for x in (r.rate, r.low, r.high, r.elo, r.elo_low, r.elo_high)])
+                       + [csv_number(x) for x in (r.rate, r.low, r.high, r.elo, r.elo_low, r.elo_high)])
     return Path(path)
 
 

@@ -213,3 +213,20 @@ def parallel_spec(spec: str, args) -> str:
     from treepolicies.players import with_search_keys
 
     return with_search_keys(spec, threads=getattr(args, "threads", None), parallel=getattr(args, "parallel", None))
+
+
+def saved_games(db) -> str:
+    """``N finished games are saved`` for the games table of ``db`` (read as it is)."""
+    import os
+    import sqlite3
+
+    if not os.path.exists(db):
+        return "no game is saved (the database was not created yet)"
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        n = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        n = 0
+    finally:
+        con.close()
+    return f"{n} finished game{'s are' if n != 1 else ' is'} saved"

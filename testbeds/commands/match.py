@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from testbeds.commands._common import (GAMES, KOMI, PLAYOUTS, SECONDS, SEED, SIZE, WORKERS, Int, Number,
+from testbeds.commands._common import (GAMES, saved_games, KOMI, PLAYOUTS, SECONDS, SEED, SIZE, WORKERS, Int, Number,
                                        add_parallel_flags, parallel_spec, ranged)
 
 
@@ -132,21 +132,4 @@ def interrupted(args) -> str:
     """Without --db nothing is kept; with it every finished game is (committed one by one)."""
     if not args.db:
         return "nothing is saved (without --db the games are kept in memory only)"
-    return f"{_stored(args.db)} in {args.db}; rerun the same command to resume"
-
-
-def _stored(db) -> str:
-    """``N finished games are saved`` for the games table of ``db`` (read as it is)."""
-    import os
-    import sqlite3
-
-    if not os.path.exists(db):
-        return "no game is saved (the database was not created yet)"
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        n = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    except sqlite3.Error:
-        n = 0
-    finally:
-        con.close()
-    return f"{n} finished game{'s are' if n != 1 else ' is'} saved"
+    return f"{saved_games(args.db)} in {args.db}; rerun the same command to resume"

@@ -123,9 +123,9 @@ def _write(db, spec, out, title) -> "str | None":
 
 
 def interrupted(args) -> str:
-    from testbeds.commands.match import _stored
+    from testbeds.commands._common import saved_games
 
     db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
     partial = getattr(args, "partial", None)
     tables = f", the partial tables in {partial}" if partial else ""
-    return f"{_stored(db)} in {db}{tables}; rerun the same command to resume"
+    return f"{saved_games(db)} in {db}{tables}; rerun the same command to resume"

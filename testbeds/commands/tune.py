@@ -114,8 +114,8 @@ def run(args) -> int:
 
 
 def interrupted(args) -> str:
-    from testbeds.commands.match import _stored
+    from testbeds.commands._common import saved_games
 
     if not args.db:
         return "nothing is saved (without --db the games are kept in memory only)"
-    return f"{_stored(args.db)} in {args.db}; rerun the same command to resume"
+    return f"{saved_games(args.db)} in {args.db}; rerun the same command to resume"

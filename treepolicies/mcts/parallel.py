@@ -69,9 +69,12 @@ def no_par() -> ParArrays:
 
 
 def grow_par(par: ParArrays, capacity: int) -> ParArrays:
+    """The arrays for ``capacity`` rows, the counts kept: ``ends``, and ``pend`` (the leaf evaluator's
+    batch grows the storage while its descents are pending); no lock is held while it grows."""
     new = new_par(capacity)
     n = par.locks.shape[0]
-    new.ends[:n] = par.ends  # (locks and pending descents are all zero between runs)
+    new.ends[:n] = par.ends
+    new.pend[:n] = par.pend
     return new
 
 
