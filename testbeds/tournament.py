@@ -161,7 +161,7 @@ def _search_logger(index: int, comments: dict):
 
 
 def _sgf(start, record, black: str, white: str, comments=None) -> str | None:
-    """The game as SGF text where the game is Go-like (Go, NoGo: ``treepolicies.sgf``), else None.
+    """The game as SGF text where the game is Go-like (Go, NoGo: ``treepolicies.interop.sgf``), else None.
 
     ``start``: the initial position (play_game does not modify it); the moves are replayed on a copy.
     ``comments``: {ply: text} written as the moves' C[] (``--log``).
@@ -170,7 +170,7 @@ def _sgf(start, record, black: str, white: str, comments=None) -> str | None:
 
     if not isinstance(start, (Go, NoGo)):
         return None
-    from treepolicies.sgf import write_sgf
+    from treepolicies.interop.sgf import write_sgf
 
     game = start.copy()
     for move in record.moves:

@@ -7,7 +7,7 @@ import pytest
 
 from testbeds.cli import main
 from treepolicies import make_game, search
-from treepolicies.sgf import load_sgf_file, write_sgf
+from treepolicies.interop.sgf import load_sgf_file, write_sgf
 from treepolicies.viz import principal_variation
 
 

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from testbeds.results import METRICS
 from treepolicies.games.go import Go
-from treepolicies.gtp import COMMANDS, GtpEngine
-from treepolicies.sgf import load_sgf, parse_sgf, write_sgf
+from treepolicies.interop.gtp import COMMANDS, GtpEngine
+from treepolicies.interop.sgf import load_sgf, parse_sgf, write_sgf
 
 # derandomize: the same examples on every run (a fixed, reproducible budget)
 FUZZ = settings(max_examples=300, deadline=None, database=None, derandomize=True,

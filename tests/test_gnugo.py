@@ -7,7 +7,7 @@ import pytest
 
 from bandits.rng import Stream
 from treepolicies.games.go import Go
-from treepolicies.gtp_client import GnuGoPlayer, GtpClient, GtpEngineError, find_gnugo
+from treepolicies.interop.gtp_client import GnuGoPlayer, GtpClient, GtpEngineError, find_gnugo
 from treepolicies.players import PLAYER_FACTORIES, make_player
 
 pytestmark = pytest.mark.skipif(find_gnugo() is None, reason="gnugo is not installed (apt-get install gnugo)")

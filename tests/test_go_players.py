@@ -8,7 +8,7 @@ import pytest
 
 from treepolicies.match import match, play_game
 from treepolicies.players import RandomPlayer, make_player
-from treepolicies.sgf import parse_sgf, write_sgf
+from treepolicies.interop.sgf import parse_sgf, write_sgf
 from treepolicies.games import make_game
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from treepolicies.gtp import MAX_LINE, GtpEngine, clean_line
+from treepolicies.interop.gtp import MAX_LINE, GtpEngine, clean_line
 
 
 def session(engine, script: bytes) -> str:
@@ -207,7 +207,7 @@ def test_nogo_over_gtp():
 
 def test_nogo_genmove_resigns_without_a_legal_move(tmp_path):
     from treepolicies.games.nogo import NoGo
-    from treepolicies.sgf import write_sgf
+    from treepolicies.interop.sgf import write_sgf
 
     g = NoGo.from_diagram("""
         X X X X X
@@ -227,7 +227,7 @@ def test_nogo_genmove_resigns_without_a_legal_move(tmp_path):
 
 def test_loadsgf_with_move_number(tmp_path):
     from treepolicies.games.go import Go
-    from treepolicies.sgf import write_sgf
+    from treepolicies.interop.sgf import write_sgf
 
     g = Go(size=7, komi=5.5)
     for m in (24, 16, 32):
@@ -260,7 +260,7 @@ def test_cli_bad_arguments(argv, match):
 
 def test_loadsgf_reads_the_file_it_is_given_and_nothing_else(tmp_path):
     from treepolicies.games.go import Go
-    from treepolicies.sgf import write_sgf
+    from treepolicies.interop.sgf import write_sgf
 
     g = Go(size=7)
     g.play(24)
@@ -368,7 +368,7 @@ def test_genmove_and_undo_hold_o1_memory_per_move_and_undo_restores_the_start():
 
 
 def test_a_game_holds_at_most_max_moves():
-    from treepolicies.gtp import MAX_GAME_MOVES
+    from treepolicies.interop.gtp import MAX_GAME_MOVES
 
     assert MAX_GAME_MOVES == 20_000  # docs/go-nogo.md
     for bad in (0, MAX_GAME_MOVES + 1, 2.5, True):

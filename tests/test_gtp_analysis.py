@@ -12,8 +12,8 @@ import pytest
 from bandits.rng import Stream
 from treepolicies import search
 from treepolicies.games import Go
-from treepolicies.gtp import GtpEngine
-from treepolicies.gtp_analysis import GFX_STREAM, LZ_STREAM
+from treepolicies.interop.gtp import GtpEngine
+from treepolicies.interop.gtp_analysis import GFX_STREAM, LZ_STREAM
 
 SEED, PLAYOUTS = 3, 300
 POSITION = b"boardsize 5\nkomi 0.5\nplay b C3\nplay w B3\n"

@@ -60,7 +60,7 @@ def test_match_with_a_raising_plugin_exits_non_zero_and_stores_nothing(tmp_path)
 
 
 def test_gtp_genmove_with_a_raising_policy_answers_an_error():
-    from treepolicies.gtp import GtpEngine
+    from treepolicies.interop.gtp import GtpEngine
     import io
 
     e = GtpEngine(game="nogo", size=5, player="t_raises", playouts=50)

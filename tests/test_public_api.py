@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("testbeds", "bandits", "treepolicies")
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-# `bandits.make_policy`, `treepolicies.sgf.load_sgf`, ... (not `bandits/kernels.py`: no slash before or after)
+# `bandits.make_policy`, `treepolicies.interop.sgf.load_sgf`, ... (not `bandits/kernels.py`: no slash before or after)
 MENTION = re.compile(r"(?<![\w/.])((?:testbeds|bandits|treepolicies)(?:\.[A-Za-z_]\w*)+)(?![\w/])")
 
 

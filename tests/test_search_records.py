@@ -7,8 +7,8 @@ import pytest
 from testbeds.cli import main
 from testbeds.store import ResultStore
 from treepolicies import make_game, make_player, play_game, search
-from treepolicies.gtp import GtpEngine
-from treepolicies.sgf import parse_sgf, write_sgf
+from treepolicies.interop.gtp import GtpEngine
+from treepolicies.interop.sgf import parse_sgf, write_sgf
 from treepolicies.viz.summary import format_record, max_depth, principal_variation, search_record, sgf_comment
 
 LINE = re.compile(r"move (\S+) \(visits (\d+), value ([\d.]+|-)\); (\d+) it, [\d.]+ s, tree (\d+), depth (\d+); "

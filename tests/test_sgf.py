@@ -4,7 +4,7 @@ import pytest
 
 from treepolicies.games.go import Go
 from treepolicies.games.nogo import NoGo
-from treepolicies.sgf import MAX_SGF_BYTES, load_sgf, load_sgf_file, parse_sgf, read_sgf_file, write_sgf
+from treepolicies.interop.sgf import MAX_SGF_BYTES, load_sgf, load_sgf_file, parse_sgf, read_sgf_file, write_sgf
 
 
 def random_game(game, seed):
@@ -199,7 +199,7 @@ def test_komi_of_a_nogo_record_is_ignored():
 
 # -- records the GTP engine writes are read back (issue 15, item 4) --------------------------------
 def test_a_game_going_on_after_two_passes_reads_back():
-    from treepolicies.gtp import GtpEngine
+    from treepolicies.interop.gtp import GtpEngine
 
     e = GtpEngine(game="go", size=5, player="random")
     for cmd in ("play b pass", "play w pass", "play b c3", "play w pass", "play b pass"):
@@ -240,7 +240,7 @@ MOST_MOVES, ITEMS_PER_MOVE = 20_000, 16  # the limits docs/go-nogo.md states
 
 
 def test_the_move_and_item_limits_are_those_documented():
-    from treepolicies import sgf
+    from treepolicies.interop import sgf
 
     assert (sgf.MAX_SGF_MOVES, sgf.ITEMS_PER_MOVE) == (MOST_MOVES, ITEMS_PER_MOVE)
 

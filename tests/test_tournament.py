@@ -119,7 +119,7 @@ def test_plan_interleaves_runs(tmp_path):
 
 
 def test_go_like_games_are_stored_with_their_sgf(tmp_path):
-    from treepolicies.sgf import parse_sgf
+    from treepolicies.interop.sgf import parse_sgf
 
     cfg = MatchConfig(game="nogo", a="miucb:episodic=true", b="ucb1:c=0.5", playouts=30, seed=2,
                       game_options={"size": 5})

@@ -15,7 +15,7 @@ from treepolicies.match import GameRecord, MatchResult, game_seed, match, play_g
 from treepolicies.players import (PLAYER_FACTORIES, AlphaBetaPlayer, MCTSPlayer, MiUCT, Player, RandomPlayer, UCT,
                                   make_player)
 from treepolicies.mcts import EVALUATORS, OPTIONS, Budget, SearchOptions, SearchResult, register_evaluator, reroot, search
-from treepolicies import gtp_client as _gtp_client  # noqa: E402,F401  registers the "gnugo:level=N" player
+from treepolicies.interop import gtp_client as _gtp_client  # noqa: E402,F401  registers the "gnugo:level=N" player
 
 __all__ = ["search", "SearchResult", "reroot", "alphabeta", "GameKernels", "GAMES", "make_game", "Nim",
            "TicTacToe", "ConnectFour", "Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT",

@@ -62,7 +62,7 @@ def position(args):
             raise ValueError(f"--sgf is for go and nogo, got --game {args.game}")
         if args.move is not None and args.move < 0:
             raise ValueError(f"--move must be an integer >= 0, got {args.move}")
-        from treepolicies.sgf import load_sgf_file
+        from treepolicies.interop.sgf import load_sgf_file
 
         try:
             return load_sgf_file(args.sgf, move_number=args.move, game=args.game)

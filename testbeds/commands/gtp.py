@@ -7,11 +7,11 @@
 Drive it from GoGui, Sabaki, gomill or GNU Go's twogtp, e.g.
 ``gogui-twogtp -black "banditree gtp --game go" -white "gnugo --mode gtp --chinese-rules"``.
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board,
-komi, play, genmove, undo, showboard, final_score, loadsgf, quit (treepolicies.gtp).  Nothing but
+komi, play, genmove, undo, showboard, final_score, loadsgf, quit (treepolicies.interop.gtp).  Nothing but
 protocol answers is written to stdout; when the controller closes it (exits), the engine stops
 quietly with exit status 0.
 
-Importing this module also registers the ``gnugo:level=N`` player kind (treepolicies.gtp_client),
+Importing this module also registers the ``gnugo:level=N`` player kind (treepolicies.interop.gtp_client),
 so ``banditree match --game go --a miucb:episodic=true --b gnugo:level=10 ...`` works.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from testbeds.commands._common import KOMI, PLAYOUTS, SECONDS, SEED, SIZE, Int, 
     parallel_spec, ranged
 
 try:  # registers the gnugo player kind for `banditree match`
-    import treepolicies.gtp_client  # noqa: F401
+    import treepolicies.interop.gtp_client  # noqa: F401
 except ImportError:  # pragma: no cover - the tree layer's players module is missing in this checkout
     pass
 
@@ -52,7 +52,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from treepolicies.gtp import GtpEngine
+    from treepolicies.interop.gtp import GtpEngine
 
     playouts = args.playouts
     if playouts is None and args.seconds is None:

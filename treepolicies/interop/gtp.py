@@ -11,7 +11,7 @@ Protocol (https://www.lysator.liu.se/~gunnar/gtp/gtp2-spec-draft2/gtp2-spec.html
 
 Commands: protocol_version, name, version, known_command, list_commands, boardsize, clear_board,
 komi, play, genmove, undo, showboard, final_score, loadsgf, quit; analysis (with an MCTS player,
-:mod:`treepolicies.gtp_analysis`): gogui-analyze_commands, banditree-visits, banditree-values,
+:mod:`treepolicies.interop.gtp_analysis`): gogui-analyze_commands, banditree-visits, banditree-values,
 banditree-pv (GoGui gfx) and lz-analyze (Leela Zero / KataGo style, for Sabaki and Lizzie; over
 :meth:`GtpEngine.run` it streams reports until the next command arrives).  Analysis searches copies
 of the position with streams of their own: the position, the undo stack and genmove's moves are
@@ -42,7 +42,7 @@ from bandits.rng import Stream
 from treepolicies.games.board import H_PASSES, MAX_SIZE, MIN_SIZE
 from treepolicies.games.go import Go, check_komi
 from treepolicies.games.nogo import NoGo
-from treepolicies.sgf import MAX_SGF_MOVES
+from treepolicies.interop.sgf import MAX_SGF_MOVES
 
 __all__ = ["GtpEngine", "COMMANDS", "MAX_LINE", "MAX_GAME_MOVES", "clean_line"]
 
@@ -125,7 +125,7 @@ class GtpEngine:
         self.undo_stack: list = []
         self.genmoves = 0
         self.done = False
-        # analysis (treepolicies.gtp_analysis): its own stream counters and the last gfx search
+        # analysis (treepolicies.interop.gtp_analysis): its own stream counters and the last gfx search
         self.analysis_iterations = analysis_iterations
         self.log = log  # a text stream (stderr): one search record per genmove
         self.analyses = 0
@@ -257,7 +257,7 @@ class GtpEngine:
     def cmd_version(self, args):
         return _version()
 
-    # -- analysis (treepolicies.gtp_analysis) --------------------------------------------------
+    # -- analysis (treepolicies.interop.gtp_analysis) --------------------------------------------------
     def _analysis_player(self):
         from treepolicies.players import MCTSPlayer
 
@@ -283,7 +283,7 @@ class GtpEngine:
             raise GtpError("cannot analyse: the game is over")
         key = (g.state.tobytes(), tuple(g.moves), colour)
         if self._gfx_cache is None or self._gfx_cache[0] != key:
-            from treepolicies.gtp_analysis import GFX_STREAM
+            from treepolicies.interop.gtp_analysis import GFX_STREAM
 
             stream = Stream(self.seed, GFX_STREAM, self.analyses)
             self.analyses += 1
@@ -295,31 +295,31 @@ class GtpEngine:
         return self._gfx_cache[1], self._gfx_cache[2], colour
 
     def cmd_gogui_analyze_commands(self, args):
-        from treepolicies.gtp_analysis import analyze_commands_answer
+        from treepolicies.interop.gtp_analysis import analyze_commands_answer
 
         return analyze_commands_answer()
 
     def cmd_banditree_visits(self, args):
-        from treepolicies.gtp_analysis import gfx_visits
+        from treepolicies.interop.gtp_analysis import gfx_visits
 
         g, result, _ = self._gfx_search(args)
         return gfx_visits(g, result)
 
     def cmd_banditree_values(self, args):
-        from treepolicies.gtp_analysis import gfx_values
+        from treepolicies.interop.gtp_analysis import gfx_values
 
         g, result, colour = self._gfx_search(args)
         return gfx_values(g, result, colour)
 
     def cmd_banditree_pv(self, args):
-        from treepolicies.gtp_analysis import gfx_pv
+        from treepolicies.interop.gtp_analysis import gfx_pv
 
         g, result, colour = self._gfx_search(args)
         return gfx_pv(g, result, colour)
 
     def _lz_session(self, args):
         """A started lz-analyze session, or None when the game is over (GtpError if malformed)."""
-        from treepolicies.gtp_analysis import LZ_STREAM, LzSession, parse_lz_args
+        from treepolicies.interop.gtp_analysis import LZ_STREAM, LzSession, parse_lz_args
 
         player = self._analysis_player()
         try:
@@ -482,7 +482,7 @@ class GtpEngine:
         return g.result_string()
 
     def cmd_loadsgf(self, args):
-        from treepolicies.sgf import load_sgf_file
+        from treepolicies.interop.sgf import load_sgf_file
 
         self._nargs(args, 1, 2)
         number = None

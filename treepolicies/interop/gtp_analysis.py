@@ -1,6 +1,6 @@
 """GTP analysis for Go front-ends: GoGui's ``gfx`` analyze commands and Leela Zero's ``lz-analyze``.
 
-Used by :class:`treepolicies.gtp.GtpEngine`; every search here runs on a copy of the position with
+Used by :class:`treepolicies.interop.gtp.GtpEngine`; every search here runs on a copy of the position with
 the engine's MCTS player's node policy, budget and options, draws from its own random streams
 (``(seed, "GFX", k)`` and ``(seed, "LZ", k)``, so ``genmove``'s streams are unchanged) and never
 touches the player's own state (its reused tree).
