@@ -130,7 +130,7 @@ def test_each_cell_of_the_table_is_what_a_search_does(row, col):
             search(game, "ucb1:c=0.5", iterations=60, seed=0, **kw)
         assert cell[4:] in str(err.value) and "\n" not in str(err.value)
         return
-    r = search(game, "ucb1:c=0.5", iterations=60, seed=0, **kw)
+    r = search(game, "ucb1:c=0.5", iterations=60, seed=0, early_stop=False, **kw)
     assert r.iterations == 60 and r.move in game.legal_moves()
 
 

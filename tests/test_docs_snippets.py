@@ -48,10 +48,13 @@ SNIPPETS = snippets()
 
 
 def run_python(code: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Run ``code`` with ``python -c`` in ``cwd``, the repository root first on the import path."""
+    """Run ``code`` saved as ``cwd/snippet.py`` (as a user saves it: numba's ``cache=True`` needs a
+    file), the repository root first on the import path."""
     env = dict(os.environ, MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
+    script = Path(cwd) / "snippet.py"
+    script.write_text(code)
+    return subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
 
 

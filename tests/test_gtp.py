@@ -319,10 +319,18 @@ def test_a_closed_stdout_ends_the_engine_quietly():
 def _held(e, warm, *phases):
     """Traced bytes the process holds at the start and after each phase (a list of commands,
     each answered '= ...'), tracing from after the commands ``warm`` (which fill caches)."""
+    import gc
+    import threading
     import tracemalloc
 
     for c in warm:
         assert e.handle(c).startswith("="), c
+    # another thread allocating while we trace (an earlier test's background compilation of a
+    # specialised loop, treepolicies.mcts.executors.auto_account) would count here: wait for it
+    for t in threading.enumerate():
+        if t.name == "banditree-specialize":
+            t.join()
+    gc.collect()
     tracemalloc.start()
     try:
         held = [tracemalloc.get_traced_memory()[0]]

@@ -268,10 +268,11 @@ def make_player(spec, *, playouts=None, seconds=None) -> Player:
     if "node_cap" in params:
         raw = params["node_cap"]
         try:
-            _check_node_cap(int(raw))
+            value = int(raw)
         except ValueError:
             lo, hi = NODE_CAP_RANGE
             raise ValueError(f"node_cap must be an integer in {lo}..{hi}, got {raw!r}") from None
+        _check_node_cap(value)
     options = options_from_spec(params, spec)
     policy_spec = name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
     policy = make_policy(policy_spec)

@@ -288,9 +288,7 @@ class GtpEngine:
             stream = Stream(self.seed, GFX_STREAM, self.analyses)
             self.analyses += 1
             result = search(g, player.policy, iterations=player.playouts, seconds=player.seconds, seed=stream,
-                            final=player.final, solver=player.solver, node_cap=player.node_cap,
-                            specialize=player.specialize, options=player.options, early_stop=False,
-                            **player._parallel())
+                            options=player.options, early_stop=False)
             self._gfx_cache = (key, g, result)
         return self._gfx_cache[1], self._gfx_cache[2], colour
 

@@ -163,10 +163,10 @@ class LzSession:
     def step(self) -> str:
         """Search one more interval (or ``iterations``) and return the report line."""
         p = self.player
-        kw = dict(final=p.final, solver=p.solver, node_cap=p.node_cap, specialize=p.specialize, options=p.options,
-                  early_stop=False, seed=self.stream, tree=self.tree, **p._parallel())
-        if kw["parallel"] == "root":  # the analysis grows one tree, so a root-parallel player shares it
-            kw["parallel"] = "tree"
+        options = p.options
+        if options.parallel == "root":  # the analysis grows one tree, so a root-parallel player shares it
+            options = options.replace(parallel="tree")
+        kw = dict(options=options, early_stop=False, seed=self.stream, tree=self.tree)
         if self.iterations is not None:
             result = search(self.game, p.policy, iterations=self.iterations, **kw)
         else:
