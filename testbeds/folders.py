@@ -46,6 +46,7 @@ import tempfile
 from pathlib import Path
 
 from testbeds.locks import Lock, lock_file_for, resolved
+from treepolicies.viz.modes import file_mode, folder_mode
 
 __all__ = ["OWN_FILES", "check_replaceable", "replace_folder", "replace_files", "leftovers", "claim", "atomic_file",
            "file_mode", "cannot_write"]
@@ -164,7 +165,7 @@ def replace_folder(folder: "str | os.PathLike", flag: str = "--out", overwrite: 
     try:
         with _staged(tmp, folder, flag):
             yield tmp
-            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private; a results folder is not
+            os.chmod(tmp, folder_mode())  # mkdtemp makes it private; a results folder is not
             _plain_modes(tmp)
             _swap(tmp, target, lambda: check_replaceable(folder, flag, overwrite))
     finally:
@@ -242,11 +243,6 @@ def cannot_write(exc: OSError, what: str, staged: "Path | None" = None,
     return error
 
 
-def file_mode() -> int:
-    """The mode of a file a plain ``open`` creates: 0666 less the umask (0644 as a rule)."""
-    return 0o666 & ~_umask()
-
-
 @contextlib.contextmanager
 def atomic_file(path: "str | os.PathLike"):
     """Context manager: yields a temporary path beside ``path`` (``.<name>.part-XXXX``) to write the
@@ -268,17 +264,6 @@ def atomic_file(path: "str | os.PathLike"):
         raise
 
 
-def _umask() -> int:
-    try:  # Linux: read it (setting it to read it back would race with other threads creating files)
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)  # pragma: no cover - elsewhere
-    os.umask(mask)
-    return mask
 
 
 def _swap(new: Path, target: Path, check) -> None:

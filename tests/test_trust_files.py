@@ -202,6 +202,18 @@ def test_analyze_files_have_the_mode_of_every_other_command(tmp_path, capsys, um
     capsys.readouterr()
 
 
+def test_write_analysis_from_python_gives_every_file_the_plain_open_mode(tmp_path, umask_022, blank_figures):
+    # the second instance of item 10's class: the library call (not the command, which writes
+    # through a results folder) wrote its temporary files with mkstemp's 0600 and renamed them
+    from treepolicies import make_game
+    from treepolicies.viz.analysis import analyze_position, write_analysis
+
+    g = make_game("tictactoe")
+    paths = write_analysis(analyze_position(g, "ucb1", 40), tmp_path / "lib")
+    assert sorted(os.path.basename(p) for p in paths) == ANALYSIS_FILES
+    assert modes(tmp_path / "lib") == dict.fromkeys(ANALYSIS_FILES, 0o644)  # 0666 less the umask 022
+
+
 def test_analyze_overwrite_that_fails_half_way_leaves_the_earlier_analysis_whole(tmp_path, capsys, monkeypatch,
                                                                               blank_figures):
     import treepolicies.viz.analysis as analysis

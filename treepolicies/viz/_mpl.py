@@ -12,6 +12,8 @@ if not os.environ.get("DISPLAY") and matplotlib.get_backend().lower() not in ("a
 
 import matplotlib.pyplot as plt  # noqa: E402
 
+from treepolicies.viz.modes import file_mode  # noqa: E402
+
 __all__ = ["plt", "save_figure"]
 
 
@@ -24,6 +26,7 @@ def save_figure(fig, folder, stem: str, formats=("png", "pdf")) -> list[str]:
         os.close(fd)
         try:
             fig.savefig(tmp, format=fmt, dpi=150 if fmt == "png" else None, bbox_inches="tight")
+            os.chmod(tmp, file_mode())  # (mkstemp makes it 0600)
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):

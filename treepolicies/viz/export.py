@@ -23,6 +23,7 @@ import tempfile
 import numpy as np
 
 from bandits.stats import COUNT, MEAN
+from treepolicies.viz.modes import file_mode
 from treepolicies.viz.summary import move_label, principal_variation, pv_nodes
 
 __all__ = ["tree_dict", "tree_document", "tree_to_json", "tree_to_dot", "write_text", "iter_nodes"]
@@ -116,6 +117,7 @@ def write_text(path, text: str) -> str:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, file_mode())  # (mkstemp makes it 0600)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
