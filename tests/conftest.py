@@ -27,8 +27,9 @@ def pytest_collection_modifyitems(config, items):
     import pytest
 
     skip = pytest.mark.skip(reason="slow: run with --slow")
+    beyond = _beyond_default()
     for item in items:
-        if "slow" in item.keywords:
+        if "slow" in item.keywords or item.nodeid in beyond:
             item.add_marker(skip)
 
 
@@ -54,3 +55,98 @@ def pytest_collection(session):
 
     with interrupts_delivered():
         yield
+
+
+# ------------------------------------------------------------------------------------------------
+# The compiled search loops the default tier may compile.  Each search-loop variant (a
+# treepolicies.mcts.steps.Config and executor entry point) compiles for 10-30 s on a fresh clone,
+# so the five-minute default tier compiles the variants below only; a test that needs another is a
+# slow test (mark it so) or its variant joins this list (then measure the default tier again:
+# benchmarks/suite_tiers.py).  BANDITREE_TEST_VARIANTS=record writes every request to
+# tests/.variants.tsv (what a new list is made from).
+
+def variant_name(executor: str, ckey: str, pkey) -> str:
+    """A loop variant as ``executor game storage leaf [enhanced] [rollout=R] [prior=P] [root]
+    [specialised]``, from the config behind ``ckey``."""
+    from treepolicies.mcts.steps import CONFIGS
+
+    c = CONFIGS[ckey]
+    game = c.game.split("|")[0].replace("treepolicies.games.", "")  # its legal kernel's name
+    parts = [executor, game, c.storage, c.leaf] + (["enhanced"] if c.enhanced else [])
+    def kernel(key):  # "rollout:pkg.mod.name|...#hash" -> "name"
+        return key.split("|")[0].split("#")[0].rsplit(".", 1)[-1]
+
+    parts += [f"rollout={kernel(c.rollout)}"] if c.rollout else []
+    parts += [f"prior={kernel(c.prior)}"] if c.prior else []
+    parts += ["root"] if c.root else []
+    parts += ["specialised"] if pkey is not None and executor != "leaf_helper" else []
+    return " ".join(parts)
+
+
+DEFAULT_VARIANTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_variants.txt")
+
+
+BEYOND_DEFAULT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "beyond_default.txt")
+
+
+def _beyond_default() -> set[str]:
+    """The tests that compile a search loop outside the default set: slow tests (one node id a
+    line; made from a BANDITREE_TEST_VARIANTS=record run by benchmarks/suite_tiers.py)."""
+    if not os.path.exists(BEYOND_DEFAULT_FILE):
+        return set()
+    with open(BEYOND_DEFAULT_FILE) as fh:
+        return {line.strip() for line in fh if line.strip() and not line.startswith("#")}
+
+
+def _default_variants() -> set[str]:
+    with open(DEFAULT_VARIANTS_FILE) as fh:
+        return {line.strip() for line in fh if line.strip() and not line.startswith("#")}
+
+
+_CURRENT = {"test": None}
+
+
+@pytest.fixture(autouse=True)
+def _name_the_test(request):
+    _CURRENT["test"] = request.node.nodeid
+    yield
+    _CURRENT["test"] = None
+
+
+def _guard_loop_variants(config) -> None:
+    """In the default tier, a search loop outside tests/default_variants.txt fails the test that
+    asks for it (with the variant's name) before anything compiles."""
+    from treepolicies.mcts import executors, loops
+
+    record = os.environ.get("BANDITREE_TEST_VARIANTS") == "record"
+    allowed = _default_variants()
+    build = loops.build
+
+    def guarded(executor, ckey, pkey=None):
+        disp = build(executor, ckey, pkey)
+        if getattr(disp, "_guarded", False):
+            return disp
+        name = variant_name(executor, ckey, pkey)
+        compile_ = disp.compile
+
+        def compile(sig):  # (numba compiles, or loads from its disk cache, through this)
+            if record:
+                with open(os.path.join(os.path.dirname(DEFAULT_VARIANTS_FILE), ".variants.tsv"), "a") as fh:
+                    fh.write(f"{_CURRENT['test']}\t{name}\n")
+            if name not in allowed:
+                pytest.fail(f"this test compiles the search loop '{name}', which the default tier does not "
+                            "(tests/default_variants.txt): mark the test slow or add the variant", pytrace=False)
+            return compile_(sig)
+
+        disp.compile = compile
+        disp._guarded = True
+        return disp
+
+    loops.build = guarded
+    executors.loops = loops  # (executors calls loops.build through the module)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+    if not session.config.getoption("--slow"):
+        _guard_loop_variants(session.config)

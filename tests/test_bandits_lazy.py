@@ -47,8 +47,9 @@ PAIRS = [("klucb", "t_full_klucb"), ("klucb:c=3", "t_full_klucb:c=3"),
          ("bayesucb", "t_full_bayesucb"), ("bayesucb:c=1,horizon=3000", "t_full_bayesucb:c=1,big_t=3000")]
 
 
-@pytest.mark.parametrize("lazy,full", PAIRS)
+@pytest.mark.parametrize("lazy,full", [PAIRS[0]] + [pytest.param(*p, marks=pytest.mark.slow) for p in PAIRS[1:]])
 def test_lazy_selection_plays_exactly_the_full_evaluation_on_the_testbed(lazy, full):
+    # (the default tier: KL-UCB; the other pairs compile a testbed loop each: the slow tier)
     # 8 Bernoulli tasks of 12 arms, 3000 plays: Bernoulli rewards make exact ties common (equal
     # counts and sums), so the random tie-breaks are compared too
     tb = BernoulliTestbed(n_tasks=8, n_arms=12, seed=3)

@@ -147,6 +147,7 @@ def test_go_table_rules():
         C.table_claims(rows, "chess")
 
 
+@pytest.mark.slow  # (a figures run of nine policies: 50 s on a fresh clone)
 def test_claims_command_on_a_small_figures_run(tmp_path, capsys):
     # a real (small) figures run with the readings of r: 20 tasks, 2000 plays -> checkpoints 1000, 2000
     figures = tmp_path / "figures"

@@ -139,15 +139,19 @@ def test_every_option_runs_with_threads_and_keeps_the_invariants(mode, option, g
     check_storage(r, evaluated)
 
 
-@pytest.mark.parametrize("option", sorted(OPTIONS))
-def test_every_option_runs_in_one_thread_and_keeps_the_invariants(option):
-    for game_name in sorted(GAMES):
-        if not _runs(game_name, option):
-            continue
-        game = make_game(game_name, **GAMES[game_name])
-        r = search(game, "combo_ucb:c=0.7", iterations=N, seed=5, early_stop=False, **OPTIONS[option])
-        assert r.iterations == N and r.move in game.legal_moves()
-        check_storage(r, "evaluator" in OPTIONS[option])
+def _one_thread_cases():
+    # the default tier on Connect Four (the game with a loop variant of every storage and executor
+    # in tests/default_variants.txt), the other games with --slow
+    return [pytest.param(option, game, marks=() if game == "connect4" else pytest.mark.slow, id=f"{option}-{game}")
+            for option in sorted(OPTIONS) for game in sorted(GAMES) if _runs(game, option)]
+
+
+@pytest.mark.parametrize("option, game_name", _one_thread_cases())
+def test_every_option_runs_in_one_thread_and_keeps_the_invariants(option, game_name):
+    game = make_game(game_name, **GAMES[game_name])
+    r = search(game, "combo_ucb:c=0.7", iterations=N, seed=5, early_stop=False, **OPTIONS[option])
+    assert r.iterations == N and r.move in game.legal_moves()
+    check_storage(r, "evaluator" in OPTIONS[option])
 
 
 def test_leaf_parallelism_is_reproducible_with_the_enhancements():

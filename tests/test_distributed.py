@@ -10,6 +10,7 @@ CFG = MatchConfig(game="nogo", a="miucb:episodic=true", b="ucb1:c=0.5", playouts
 N = 6
 
 
+@pytest.mark.slow  # (a Dask cluster whose workers compile: 30 s)
 def test_dask_cluster_equals_local_pool(tmp_path):
     local = run_match(CFG, N, db=tmp_path / "local.sqlite", workers=2, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",

@@ -80,7 +80,10 @@ def test_the_not_run_marker_is_recognised():
     assert NOT_RUN.search("<!-- snippet: not run (a) -->\nsome prose\n") is None
 
 
-@pytest.mark.parametrize("file, index, line, code, reason", SNIPPETS,
+# README's blocks in the default tier; the guides' blocks (each a fresh interpreter that compiles
+# what it uses, 2-50 s apiece on a fresh clone) with --slow, which .ci/run runs for this file
+@pytest.mark.parametrize("file, index, line, code, reason",
+                         [pytest.param(*s, marks=() if s[0] == "README.md" else pytest.mark.slow) for s in SNIPPETS],
                          ids=[f"{file}-{index}" for file, index, *_ in SNIPPETS])
 def test_snippet_runs(file, index, line, code, reason, tmp_path):
     where = f"{file}, python block {index} (line {line})"

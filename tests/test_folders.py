@@ -131,6 +131,7 @@ def test_every_failure_while_replacing_a_results_folder_leaves_the_old_one(runs,
         assert sorted(os.listdir(parent)) == ["out"], what  # no temporary folder, no .part
 
 
+@pytest.mark.slow  # (a process killed at each of the steps: 20 s)
 def test_a_kill_at_any_step_leaves_old_or_new_and_nothing_that_looks_complete(runs):
     # a killed process runs no clean-up: each step is killed for real (os._exit) in a child process
     tmp, old, new = runs

@@ -12,6 +12,7 @@ from treepolicies.interop.sgf import parse_sgf, write_sgf
 from treepolicies.games import make_game
 
 
+@pytest.mark.slow  # (a statistical test: 1000-playout games)
 @pytest.mark.parametrize("game", ["nogo", "go"])
 @pytest.mark.parametrize("spec", ["ucb1:c=0.5", "miucb:episodic=true"])
 def test_mcts_beats_random_at_1000_playouts(game, spec):

@@ -9,6 +9,7 @@ from tests.notebook_helpers import execute_notebook
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.mark.slow  # (its kernel compiles a search loop per enhancement: 50 s on a fresh clone)
 @pytest.mark.parametrize("cwd", [ROOT, os.path.join(ROOT, "notebooks")], ids=["from-root", "from-notebooks"])
 def test_notebook_runs_tiny(cwd):
     nb = nbformat.read(os.path.join(ROOT, "notebooks", "mcts_enhancements.ipynb"), as_version=4)

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "regret_curves.ipynb"
 
 
-@pytest.mark.parametrize("cwd, workers", [(ROOT, 1), (ROOT / "notebooks", 2)], ids=["from-root", "from-notebooks"])
+@pytest.mark.parametrize("cwd, workers", [(ROOT, 1), pytest.param(ROOT / "notebooks", 2, marks=pytest.mark.slow)],
+                         ids=["from-root", "from-notebooks"])  # (the second: the slow tier)
 def test_notebook_runs_at_a_tiny_size(cwd, workers):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]

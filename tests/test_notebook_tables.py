@@ -16,7 +16,8 @@ from tests.notebook_helpers import execute_notebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "go_nogo_tables.ipynb"
-WHERE = pytest.mark.parametrize("cwd", [ROOT, ROOT / "notebooks"], ids=["from-root", "from-notebooks"])
+WHERE = pytest.mark.parametrize("cwd", [ROOT, pytest.param(ROOT / "notebooks", marks=pytest.mark.slow)],
+                                ids=["from-root", "from-notebooks"])  # (the second: the slow tier)
 
 
 def run_notebook(db: str, cwd: Path):

@@ -9,7 +9,8 @@ from tests.notebook_helpers import execute_notebook
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.mark.parametrize("cwd", [ROOT, os.path.join(ROOT, "notebooks")], ids=["from-root", "from-notebooks"])
+@pytest.mark.parametrize("cwd", [ROOT, pytest.param(os.path.join(ROOT, "notebooks"), marks=pytest.mark.slow)],
+                         ids=["from-root", "from-notebooks"])  # (the second: the slow tier)
 def test_notebook_runs_tiny(cwd):
     nb = nbformat.read(os.path.join(ROOT, "notebooks", "bandit_as_tree_policy.ipynb"), as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "bandit_zoo.ipynb"
 
 
+@pytest.mark.slow  # (the zoo notebook compiles every zoo policy in its kernel: a minute on a fresh clone)
 def test_zoo_notebook_runs_at_a_tiny_size():
     nb = nbformat.read(NOTEBOOK, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]

@@ -173,6 +173,7 @@ def check_scenario(scenario, size):
     return final
 
 
+@pytest.mark.slow  # (a testbed loop compiled for each index policy: a minute on a fresh clone)
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_index_policies_equal_their_numpy_formulas(scenario):
     check_scenario(scenario, "fast")

@@ -62,6 +62,7 @@ def interrupt_when(proc, db, at_least, sig, timeout=300):
     return proc.returncode, out, err
 
 
+@pytest.mark.slow  # (processes killed and resumed: 10 s)
 def test_sigkill_then_ctrl_c_then_resume(tmp_path):
     db = tmp_path / "nogo.sqlite"
 

@@ -65,6 +65,7 @@ def _rows(db):
                       for g in store.games(r.run_id))
 
 
+@pytest.mark.slow  # (a tuning killed and resumed in processes: 12 s)
 def test_a_killed_tuning_resumes_to_identical_results(tmp_path):
     spec = _spec()
     assert spec.schedule() == [(3, 20), (2, 30)]  # 60 games in round 0, 60 in round 1
