@@ -264,8 +264,6 @@ def atomic_file(path: "str | os.PathLike"):
         raise
 
 
-
-
 def _swap(new: Path, target: Path, check) -> None:
     old = None
     if target.exists():
