@@ -126,6 +126,9 @@ def main(argv=None) -> int:
     parser.add_argument("--smpybandits", action="store_true",
                         help="also time SMPyBandits' implementations (if importable) and print the ratios")
     parser.add_argument("--no-figures", action="store_true", help="skip timing the full figure run")
+    parser.add_argument("--loop", choices=("fused", "shared"), default="fused",
+                        help="the testbed loop timed: each policy compiled into its own (fused, what a long run "
+                             "uses) or the one every policy shares (what a run under FUSED_PLAYS uses)")
     args = parser.parse_args(argv)
 
     import bandits
@@ -137,7 +140,8 @@ def main(argv=None) -> int:
     Bed = GaussianTestbed if args.env == "gaussian" else BernoulliTestbed
     testbed = Bed(n_tasks=args.tasks, n_arms=args.arms, seed=0)
     warm = Bed(n_tasks=2, n_arms=args.arms, seed=0)
-    run_testbed(policies, warm, 50, seed=0, progress=False)  # compile (or load the cache)
+    fused = args.loop == "fused"
+    run_testbed(policies, warm, 50, seed=0, progress=False, fused=fused)  # compile (or load the cache)
     print(f"{args.env.capitalize()} testbed: {args.tasks} tasks, K = {args.arms}, horizon {args.horizon}; "
           f"us per task-play (wall time / (tasks x plays))")
     print(f"{'policy':32s}" + "".join(f"{'workers=' + str(w):>14s}" for w in args.workers)
@@ -152,13 +156,13 @@ def main(argv=None) -> int:
     try:
         for w, pool in pools.items():  # start every worker and load the compiled code
             run_testbed(["ucb1"], GaussianTestbed(n_tasks=4 * w, n_arms=args.arms, seed=0), 50, workers=w,
-                        progress=False, chunk_tasks=1, executor=pool)
+                        progress=False, chunk_tasks=1, executor=pool, fused=fused)
         for spec in policies:
             cells, cpu = [], float("nan")
             for workers in args.workers:
                 start, start_cpu = time.perf_counter(), time.process_time()
                 run_testbed([spec], testbed, args.horizon, seed=0, workers=workers, progress=False,
-                            executor=pools.get(workers))
+                            executor=pools.get(workers), fused=fused)
                 cells.append((time.perf_counter() - start) / size * 1e6)
                 if workers == 1:
                     cpu = (time.process_time() - start_cpu) / size * 1e6

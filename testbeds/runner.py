@@ -32,7 +32,7 @@ import numba as nb
 import numpy as np
 
 from bandits import Policy, make_policy, new_stats
-from bandits.static import static_init, static_record, static_select
+from bandits.kernels import init_row, record_row, select_row
 from bandits.policy import BanditBatch
 from bandits.compiling import track
 from bandits.registry import policy_key
@@ -42,12 +42,14 @@ from testbeds._spawn import run_here_instead
 from testbeds.results import METRICS, TestbedResult
 from testbeds.testbed import WALK_DRAW, Testbed, draw_reward
 
-__all__ = ["run_testbed", "chunk_runner", "compile_runner", "CHUNK_TASKS", "MAX_TRACE"]
+__all__ = ["run_testbed", "chunk_runner", "compile_runner", "uses_fused", "CHUNK_TASKS", "MAX_TRACE", "FUSED_PLAYS"]
 
 #: Default number of tasks per chunk (the unit of work of a worker process; fixes the summation order).
 CHUNK_TASKS = 50
 #: Largest policies x tasks x plays for which ``trace=True`` is allowed.
 MAX_TRACE = 10_000_000
+#: ``fused=None`` fuses a policy into the loop when tasks x horizon is at least this (:func:`uses_fused`)
+FUSED_PLAYS = 1_000_000
 
 # accumulator columns: sums over tasks of each per-task quantity and of its square
 _R, _R2, _P, _P2, _O, _X, _X2 = range(7)
@@ -55,13 +57,14 @@ NACC = 8  # one spare column keeps a play's row at 64 bytes (one cache line)
 
 
 @nb.njit(cache=True, inline="always")
-def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd,
+def _play_chunk(pk, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd,
                 seed, task0, horizon, acc, trace_arms, trace_rewards):
     """Run one policy on tasks task0 .. task0 + C - 1 for ``horizon`` plays each; add into ``acc``.
 
-    key, params: the policy's key (bandits.static: its kernels are compiled into this loop, which
-    is compiled once per policy and cached on disk; reach it through :func:`chunk_runner`) and
-    Policy.params.  state (C, S),
+    pk, params: the policy, as bandits.kernels' row functions take it (its key as a compile-time
+    string: its kernels compiled into this loop, a loop per policy; or its PolicyKernels: one loop
+    for every policy, the policy called through function values; reach either through
+    :func:`chunk_runner`), and Policy.params.  state (C, S),
     arm_state (C, A, K), stats (C, NSTAT, K): fresh policy state and statistics.  means (C, K):
     arm means of these tasks.  acc (horizon, NACC): per-play sums over tasks (added to).
     trace_arms / trace_rewards: (C, horizon) arrays to record every play, or (0, 0) for none.
@@ -88,15 +91,15 @@ def _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed,
             walk_keys[a] = counter_key(env_seed, task, WALK_DRAW + a)
         rng = stream_state(seed, task, 1)
         st, s_row, a_row = stats[c], state[c], arm_state[c]
-        static_init(key, params, s_row, a_row, valid)
+        init_row(pk, params, s_row, a_row, valid)
         cum_r = 0.0
         cum_p = 0.0
         for h in range(horizon):
-            arm = static_select(key, params, s_row, a_row, st, valid, h, rng, work)
+            arm = select_row(pk, params, s_row, a_row, st, valid, h, rng, work)
             if arm < 0 or arm >= n_arms:
                 raise ValueError("the policy kernel returned no valid arm")
             x = draw_reward(env_code, keys[arm], np.int64(st[COUNT, arm]), mu[arm], reward_sd)
-            static_record(key, params, s_row, a_row, st, arm, x)
+            record_row(pk, params, s_row, a_row, st, arm, x)
             gap = best - mu[arm]
             cum_r += best - x
             cum_p += gap
@@ -135,30 +138,52 @@ def _make_chunk_runner(key: str, cache: bool):
     return track(run_chunk) if cache else run_chunk
 
 
+@nb.njit(cache=True, error_model="numpy")
+def _run_chunk_shared(pk, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed,
+                      task0, horizon, acc, trace_arms, trace_rewards):
+    """The loop every policy shares: the policy ``pk`` (PolicyKernels) called through function values."""
+    _play_chunk(pk, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed, task0,
+                horizon, acc, trace_arms, trace_rewards)
+
+
 _CHUNK_RUNNERS: dict[str, Any] = {}
 
 
-def chunk_runner(policy: Policy):
-    """The compiled chunk loop of ``policy``'s kernels (:func:`_play_chunk` with their key), made once."""
+def uses_fused(fused: "bool | None", n_tasks: int, horizon: int) -> bool:
+    """Whether a run fuses each policy into its own loop: ``fused`` when given, else whether the
+    run is long enough (n_tasks x horizon >= FUSED_PLAYS) for the fused loop's speed (1.5-2.5x per
+    play on the paper's testbed) to repay its compilation (5-15 s per policy, once per machine)."""
+    return bool(fused) if fused is not None else n_tasks * horizon >= FUSED_PLAYS
+
+
+def chunk_runner(policy: Policy, fused: bool = True):
+    """The compiled chunk loop of ``policy`` as a function of (params, state, ...) (the arguments of
+    :func:`_play_chunk` after ``pk``): with ``fused``, :func:`_play_chunk` with the policy's kernels
+    compiled in (made once per policy, cached on disk); otherwise the one shared loop, called with
+    the policy's function values (nothing compiled for the policy but its own kernels)."""
     key, python = policy_key(policy)
+    if not fused:
+        kernels = policy.kernels
+        return lambda *args: _run_chunk_shared(kernels, *args)
     if key not in _CHUNK_RUNNERS:
         _CHUNK_RUNNERS[key] = _make_chunk_runner(key, cache=not python)
     return _CHUNK_RUNNERS[key]
 
 
-def compile_runner(policy: Policy, n_arms: int) -> None:
+def compile_runner(policy: Policy, n_arms: int, fused: bool = True) -> None:
     """Compile (or load from the disk cache) the policy's testbed loop, saying so if it takes a while."""
     from bandits.compiling import notice
 
-    runner = chunk_runner(policy)
+    runner = chunk_runner(policy, fused)
     state, arm_state, stats = _fresh(policy, 0, n_arms)
-    with notice(f"the testbed loop for policy {policy.name!r}"):
+    what = f"the testbed loop for policy {policy.name!r}" if fused else "the testbed loop shared by every policy"
+    with notice(what):
         runner(policy.params, state, arm_state, stats, np.zeros((0, n_arms)), 0, 0, 1.0, 0.0, 0, 0, 1,
                     np.zeros((1, NACC)), np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0)))
 
 
 def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, reward_sd: float,
-               walk_sd: float, seed: int, task0: int, horizon: int, trace: bool):
+               walk_sd: float, seed: int, task0: int, horizon: int, trace: bool, fused: bool = True):
     """One unit of work (runs in a worker process): accumulator, summed diagnostics, trace, and
     the sums over tasks of the recommendation's simple regret, its square and the wrong ones."""
     n, k = means.shape
@@ -169,8 +194,8 @@ def _chunk_job(policy: Policy, means: np.ndarray, env_code: int, env_seed: int, 
         t_rewards = np.zeros((n, horizon))
     else:
         t_arms, t_rewards = np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0))
-    chunk_runner(policy)(policy.params, state, arm_state, stats, means, env_code, env_seed,
-                         reward_sd, walk_sd, seed, task0, horizon, acc, t_arms, t_rewards)
+    chunk_runner(policy, fused)(policy.params, state, arm_state, stats, means, env_code, env_seed,
+                                reward_sd, walk_sd, seed, task0, horizon, acc, t_arms, t_rewards)
     batch = BanditBatch(stats=stats, valid=np.ones((n, k), dtype=np.bool_),
                         t=np.full(n, horizon, dtype=np.int64), state=state, arm_state=arm_state)
     diagnostics = {key: float(np.sum(value)) for key, value in policy.diagnostics(batch).items()}
@@ -295,7 +320,8 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
                 seed: int = 0, workers: int = 1, progress: bool = True, labels: Sequence[str] | None = None,
                 chunk_tasks: int = CHUNK_TASKS, trace: bool = False,
                 executor: concurrent.futures.Executor | None = None,
-                checkpoint: "str | os.PathLike | None" = None, keep_checkpoint: bool = False) -> TestbedResult:
+                checkpoint: "str | os.PathLike | None" = None, keep_checkpoint: bool = False,
+                fused: "bool | None" = None) -> TestbedResult:
     """Run every policy on every task of ``testbed`` for ``horizon`` plays; curves averaged over tasks.
 
     Parameters
@@ -322,6 +348,12 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         unless ``keep_checkpoint``: then the caller removes them once the results are safely written
         (``ChunkStore.clear``; banditree testbed does after the results folder is swapped in).
         Not with ``trace``.
+    fused : True: each policy's kernels compiled into a loop of its own (fastest per play: 1.5-2.5x
+        on the paper's testbed; 5-15 s to compile per policy, once per machine, cached on disk);
+        False: one loop shared by every policy, which calls the policy through function values
+        (compiled once for all policies); None (default): fused when tasks x horizon >=
+        FUSED_PLAYS (1 000 000), i.e. for the paper's figures, not for a quick look.  The numbers
+        are bit-identical either way.
 
     Returns
     -------
@@ -351,13 +383,16 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
         raise ValueError(f"trace=True needs policies x tasks x horizon <= {MAX_TRACE}, got "
                          f"{len(bound) * n * horizon}")
 
+    if fused is not None and not isinstance(fused, (bool, np.bool_)):
+        raise ValueError(f"fused must be True, False or None (by the run's size), got {fused!r}")
+    fuse = uses_fused(fused, n, horizon)
     starts = list(range(0, n, chunk_tasks))
     jobs = [(p, start) for p in range(len(bound)) for start in starts]
 
     def job_args(p, start):
         stop = min(start + chunk_tasks, n)
         return (bound[p], np.array(testbed.means[start:stop]), testbed.env_code, testbed.seed,  # (a writable copy)
-                testbed.reward_sd, float(getattr(testbed, "walk_sd", 0.0)), seed, start, horizon, trace)
+                testbed.reward_sd, float(getattr(testbed, "walk_sd", 0.0)), seed, start, horizon, trace, fuse)
 
     curves = {name: np.empty((len(bound), horizon)) for name in METRICS}
     totals: dict[int, np.ndarray] = {}  # per-play sums of the policies still running
@@ -399,7 +434,7 @@ def run_testbed(policies: "Sequence[str | Policy] | str | Policy", testbed: Test
                 curves[name][p] = values
 
     for policy in bound:  # compile (or load) before the progress bar and the worker processes start
-        compile_runner(policy, testbed.n_arms)
+        compile_runner(policy, testbed.n_arms, fuse)
 
     from tqdm import tqdm
 

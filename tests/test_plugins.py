@@ -209,7 +209,9 @@ _SCRIPT = textwrap.dedent("""
     from treepolicies.games import GAMES, make_game
     bandits.load_plugin(sys.argv[1])
     run_testbed(["ucb1", "miucb:episodic=true", "t_ucb1tuned", "t_etc"], GaussianTestbed(n_tasks=2, n_arms=4, seed=0),
-                horizon=20, progress=False)
+                horizon=20, progress=False)  # (a small run: the loop every policy shares)
+    run_testbed(["ucb1", "t_ucb1tuned"], GaussianTestbed(n_tasks=2, n_arms=4, seed=0), horizon=20, progress=False,
+                fused=True)  # (a loop per policy)
     for name in sorted(GAMES):
         for spec in ("ucb1", "t_ucb1tuned"):
             search(make_game(name), spec, iterations=30, seed=0)
@@ -230,7 +232,8 @@ def test_a_second_process_finds_every_kernel_in_the_disk_cache():
     assert compiled == {}
     loaded = " ".join(report)
     assert "loops._make_single.<locals>.single" in loaded  # the games' search loops
-    assert "runner._make_chunk_runner.<locals>.run_chunk" in loaded  # the testbed loops
+    assert "runner._make_chunk_runner.<locals>.run_chunk" in loaded  # the testbed loops, fused
+    assert "runner._run_chunk_shared" in loaded  # and shared
     assert "index.make_select.<locals>.select" in loaded  # index policies' kernels, plugins included
 
 

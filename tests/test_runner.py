@@ -7,7 +7,7 @@ import pytest
 from bandits import make_policy
 from bandits.rng import Stream, counter_normal, counter_uniform
 from testbeds.runner import run_testbed
-from testbeds.testbed import BernoulliTestbed, GaussianTestbed
+from testbeds.testbed import BernoulliTestbed, GaussianTestbed, NonStationaryTestbed
 
 
 def _resimulate(spec, tb, horizon, seed):
@@ -162,9 +162,36 @@ def test_horizon_is_bound_and_one_task_has_no_standard_error():
     (dict(policies=["ucb1", "ucb1"]), "labels must be unique"),
     (dict(testbed="gaussian"), "testbed must be a GaussianTestbed or BernoulliTestbed"),
     (dict(trace=True, horizon=10_000_000), "trace=True needs"),
+    (dict(fused="yes"), "fused must be True, False or None"),
 ])
 def test_bad_input_names_the_argument(kwargs, message):
     args = dict(policies=["ucb1"], testbed=GaussianTestbed(2, 2), horizon=10, seed=0, progress=False)
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         run_testbed(**args)
+
+
+@pytest.mark.parametrize("testbed", [GaussianTestbed(n_tasks=7, n_arms=6, seed=3),
+                                     NonStationaryTestbed(n_tasks=5, n_arms=4, seed=1)], ids=["gaussian", "walk"])
+def test_the_fused_loops_and_the_shared_loop_give_the_same_bits(testbed):
+    # The same policy code, compiled into a loop per policy (fused) or called through function
+    # values from the one shared loop: every play, curve, diagnostic and recommendation equal.
+    # The policies cover the kernels' three parts: an index (ucb1), rounds with a state (miucb),
+    # random draws (thompson), per-arm state updated on record (ducb, egreedy:alpha).
+    specs = ["ucb1", "miucb", "thompson:prior=gaussian", "ducb:gamma=0.9", "egreedy:alpha=0.1"]
+    fused = run_testbed(specs, testbed, 120, seed=2, progress=False, fused=True, trace=True)
+    shared = run_testbed(specs, testbed, 120, seed=2, progress=False, fused=False, trace=True)
+    for name in fused.curves:
+        np.testing.assert_array_equal(fused.curves[name], shared.curves[name])
+    np.testing.assert_array_equal(fused.trace["arms"], shared.trace["arms"])
+    np.testing.assert_array_equal(fused.trace["rewards"], shared.trace["rewards"])
+    assert fused.diagnostics == shared.diagnostics and fused.recommendation == shared.recommendation
+    assert len(set(fused.trace["arms"][:, 0, 60:].sum(axis=1))) > 1  # (the policies do play differently)
+
+
+def test_the_run_s_size_chooses_the_loop():
+    from testbeds.runner import FUSED_PLAYS, uses_fused
+
+    assert uses_fused(None, FUSED_PLAYS // 1000, 1000) and not uses_fused(None, FUSED_PLAYS // 1000 - 1, 1000)
+    assert uses_fused(None, 2000, 10_000)  # the paper's figure: a loop per policy
+    assert uses_fused(True, 1, 1) and not uses_fused(False, 2000, 10_000)
