@@ -337,6 +337,7 @@ def _held(e, warm, *phases):
         for phase in phases:
             for c in phase:
                 assert e.handle(c).startswith("="), c
+            gc.collect()  # (cycles freed before the reading, not at the collector's whim)
             held.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
@@ -368,9 +369,11 @@ def test_genmove_and_undo_hold_o1_memory_per_move_and_undo_restores_the_start():
     held = _held(e, moves[:200], moves[200:700], moves[700:], ["undo"] * 1200)
     per_move = [(held[1] - held[0]) / 500, (held[2] - held[1]) / 500]
     assert all(b < 1000 for b in per_move), per_move
-    # undo gives back what the 1000 traced moves held, but for some 20 kB (list capacity kept,
-    # interpreter free lists): the old stack gave back its copies too, the test is of the level
-    assert held[3] - held[0] < 0.1 * (held[2] - held[0]), held
+    # undo gives back what the 1000 traced moves held, but for 20-45 kB (list capacity kept,
+    # interpreter free lists, what other threads of the test process allocate meanwhile: a CI run
+    # measured [0, 215224, 403556, 44041]); an undo that kept its slots would keep all ~400 kB.
+    # The old stack gave back its copies too: the test is of the level
+    assert held[3] - held[0] < 0.25 * (held[2] - held[0]), held
     assert (e.game.state == start).all() and e.game.moves == [] and e.game.movers == []
     assert e.handle("undo") == "? cannot undo\n\n"
 
