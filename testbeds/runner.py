@@ -161,10 +161,10 @@ def chunk_runner(policy: Policy, fused: bool = True):
     :func:`_play_chunk` after ``pk``): with ``fused``, :func:`_play_chunk` with the policy's kernels
     compiled in (made once per policy, cached on disk); otherwise the one shared loop, called with
     the policy's function values (nothing compiled for the policy but its own kernels)."""
-    key, python = policy_key(policy)
     if not fused:
         kernels = policy.kernels
         return lambda *args: _run_chunk_shared(kernels, *args)
+    key, python = policy_key(policy)
     if key not in _CHUNK_RUNNERS:
         _CHUNK_RUNNERS[key] = _make_chunk_runner(key, cache=not python)
     return _CHUNK_RUNNERS[key]
