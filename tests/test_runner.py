@@ -171,14 +171,21 @@ def test_bad_input_names_the_argument(kwargs, message):
         run_testbed(**args)
 
 
+# The policies cover the kernels' three parts: an index (ucb1), rounds with a state (miucb),
+# random draws (thompson), per-arm state updated on record (ducb, egreedy:alpha).  Each fused loop
+# compiles for 10-30 s on a fresh clone, so the default tier checks ucb1 and the slow tier (CI's
+# part of it: tests/ci_slow.txt) all five.
+_FUSED_SETS = [pytest.param(["ucb1", "ucb1:c=0.3"], id="index"),
+               pytest.param(["ucb1", "miucb", "thompson:prior=gaussian", "ducb:gamma=0.9", "egreedy:alpha=0.1"],
+                            id="all-parts", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("specs", _FUSED_SETS)
 @pytest.mark.parametrize("testbed", [GaussianTestbed(n_tasks=7, n_arms=6, seed=3),
                                      NonStationaryTestbed(n_tasks=5, n_arms=4, seed=1)], ids=["gaussian", "walk"])
-def test_the_fused_loops_and_the_shared_loop_give_the_same_bits(testbed):
+def test_the_fused_loops_and_the_shared_loop_give_the_same_bits(testbed, specs):
     # The same policy code, compiled into a loop per policy (fused) or called through function
     # values from the one shared loop: every play, curve, diagnostic and recommendation equal.
-    # The policies cover the kernels' three parts: an index (ucb1), rounds with a state (miucb),
-    # random draws (thompson), per-arm state updated on record (ducb, egreedy:alpha).
-    specs = ["ucb1", "miucb", "thompson:prior=gaussian", "ducb:gamma=0.9", "egreedy:alpha=0.1"]
     fused = run_testbed(specs, testbed, 120, seed=2, progress=False, fused=True, trace=True)
     shared = run_testbed(specs, testbed, 120, seed=2, progress=False, fused=False, trace=True)
     for name in fused.curves:
