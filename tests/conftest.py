@@ -116,32 +116,43 @@ def _name_the_test(request):
 def _guard_loop_variants(config) -> None:
     """In the default tier, a search loop outside tests/default_variants.txt fails the test that
     asks for it (with the variant's name) before anything compiles."""
-    from treepolicies.mcts import loops
+    from treepolicies.mcts import executors, loops
 
     record = os.environ.get("BANDITREE_TEST_VARIANTS") == "record"
     allowed = _default_variants()
     build = loops.build
 
+    def refuse(name):
+        pytest.fail(f"this test compiles the search loop '{name}', which the default tier does not "
+                    "(tests/default_variants.txt): mark the test slow or add the variant", pytrace=False)
+
+    def note(name):
+        if record:
+            with open(os.path.join(os.path.dirname(DEFAULT_VARIANTS_FILE), ".variants.tsv"), "a") as fh:
+                fh.write(f"{_CURRENT['test']}\t{name}\n")
+
     def guarded(executor, ckey, pkey=None):
-        disp = build(executor, ckey, pkey)
-        if getattr(disp, "_guarded", False):
-            return disp
+        # Checked at every request, not at compilation: numba compiles a loop once per process, so
+        # a check at compile time would fail only the first test of a worker that asks for it (which
+        # one depends on how pytest-xdist shares the tests out).
         name = variant_name(executor, ckey, pkey)
-        compile_ = disp.compile
+        note(name)
+        if name not in allowed:
+            refuse(name)
+        return build(executor, ckey, pkey)
 
-        def compile(sig):  # (numba compiles, or loads from its disk cache, through this)
-            if record:
-                with open(os.path.join(os.path.dirname(DEFAULT_VARIANTS_FILE), ".variants.tsv"), "a") as fh:
-                    fh.write(f"{_CURRENT['test']}\t{name}\n")
-            if name not in allowed:
-                pytest.fail(f"this test compiles the search loop '{name}', which the default tier does not "
-                            "(tests/default_variants.txt): mark the test slow or add the variant", pytrace=False)
-            return compile_(sig)
+    auto_choice = executors._auto_choice
 
-        disp.compile = compile
-        disp._guarded = True
-        return disp
+    def shared_unless_allowed(run, tree):
+        # The automatic choice of a specialised loop asks for it to look in numba's disk cache: in
+        # the default tier it takes the shared loop, as on a fresh clone, unless the specialised
+        # variant is one of the tier's (a machine whose cache holds it from a slow run would
+        # otherwise use it, and fail the test).
+        if any(variant_name(which, run.ckey, run.candidate) not in allowed for which in executors._auto_entries(run)):
+            return False
+        return auto_choice(run, tree)
 
+    executors._auto_choice = shared_unless_allowed
     loops.build = guarded  # (executors calls loops.build through the module: it sees this one)
 
 
