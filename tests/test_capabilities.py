@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from treepolicies import make_game, search
+from treepolicies.games.connect4 import ConnectFour
 from treepolicies.mcts import capabilities as cap
 from treepolicies.mcts.options import OPTIONS, SearchOptions
 
@@ -48,6 +49,14 @@ class NoKey:
         return 1.0 if player == 0 else 0.0
 
 
+class GeneralSumFour(ConnectFour):
+    """Connect Four declared general-sum: the same rewards, searched by the general backup
+    (treepolicies.mcts.tree.backup_values) from Python, with Connect Four's kernels (its rollouts
+    and priors)."""
+
+    general_sum = True
+
+
 #: one search per declared refusal: (game, search keywords, the start of its one-line refusal)
 REFUSALS = [
     ("nim", dict(threads=2, parallel="tree"), "parallel='tree' does not combine with a game searched from Python (nim)"),
@@ -67,11 +76,17 @@ REFUSALS = [
     ("nim", dict(specialize=True), "specialize=true does not combine with a game searched from Python (nim)"),
     ("connect4", dict(specialize=True, policy="t_scipy_ucb"),
      "specialize=true needs a policy numba compiles: 't_scipy_ucb:c=1.0' runs as plain Python"),
+    ("general", dict(compiled=True), "compiled=True does not combine with a game with chance nodes, other than two "
+                                     "players or general-sum (connect4): the compiled loops back up"),
+    ("general", dict(solver=True), "solver=true does not combine with a game with chance nodes"),
+    ("general", dict(rave=True), "rave=true does not combine with a game with chance nodes"),
+    ("general", dict(transpositions=True), "transpositions=true does not combine with a game with chance nodes"),
+    ("general", dict(fpu="parent"), "fpu='parent' does not combine with a game with chance nodes"),
 ]
 
 
 def _game(name):
-    return NoKey() if name == "nokey" else make_game(name)
+    return NoKey() if name == "nokey" else GeneralSumFour() if name == "general" else make_game(name)
 
 
 @pytest.mark.parametrize("game_name, kw, words", REFUSALS, ids=[w[:40] for _, _, w in REFUSALS])
@@ -102,9 +117,12 @@ ROW_VALUES = {"root_policy": dict(root_policy="thompson:prior=beta"), "solver": 
               "evaluator": dict(evaluator=half, value_mix=0.5), "transpositions": dict(transpositions=True)}
 COLUMN_KW = {"one thread": {}, "parallel='tree'": dict(threads=2), "parallel='leaf'": dict(threads=2, parallel="leaf"),
              "parallel='root'": dict(threads=2, parallel="root"), "transpositions": dict(transpositions=True),
-             "Python game": dict(compiled=False)}
-#: the cells the default tier runs (the rest with --slow): each row once and each column once
-DIAGONAL = {(row, list(COLUMN_KW)[i % len(COLUMN_KW)]) for i, row in enumerate(cap.TABLE_ROWS)}
+             "Python game": dict(compiled=False), "chance or n players": dict(compiled=False)}
+#: the cells the default tier runs (the rest with --slow): each row once and each column once, and the
+#: whole column of general games (searched from Python: no compiled loop of its own)
+_LOOPS = [col for col in COLUMN_KW if col != "chance or n players"]
+DIAGONAL = {(row, _LOOPS[i % len(_LOOPS)]) for i, row in enumerate(cap.TABLE_ROWS)} | {
+    (row, "chance or n players") for row in cap.TABLE_ROWS}
 
 
 def test_every_row_and_column_of_the_table_is_tested():
@@ -125,6 +143,12 @@ def test_each_cell_of_the_table_is_what_a_search_does(row, col):
     kw = {**ROW_VALUES[row], **COLUMN_KW[col]}
     cell = cap._cell(row, col)
     game = make_game("connect4")
+    if col == "chance or n players":
+        # A general game is searched from Python (compiled=None chooses the Python driver), so where
+        # its own cell says yes the Python game's cell holds as well.
+        game = GeneralSumFour()
+        if cell == "yes":
+            cell = cap._cell(row, "Python game")
     if cell.startswith("no: "):
         with pytest.raises(ValueError) as err:
             search(game, "ucb1:c=0.5", iterations=60, seed=0, **kw)

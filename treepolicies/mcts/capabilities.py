@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Context", "Feature", "COLUMNS", "FEATURES", "TABLE_ROWS", "check", "combination_table", "options_table",
+__all__ = ["Context", "Feature", "general_game", "COLUMNS", "FEATURES", "TABLE_ROWS", "check", "combination_table", "options_table",
            "generated_docs", "write_docs"]
 
 
@@ -51,6 +51,14 @@ class Context:
         return getattr(self.game, "priors", None) or {}
 
 
+def general_game(game) -> bool:
+    """True for a game the general backup searches (treepolicies.mcts.tree.backup_values): chance
+    nodes (a ``chance_outcomes()`` method), other than two players (``num_players``, default 2),
+    or general-sum (``general_sum`` true)."""
+    return (int(getattr(game, "num_players", 2)) != 2 or callable(getattr(game, "chance_outcomes", None))
+            or bool(getattr(game, "general_sum", False)))
+
+
 #: the table's columns: name -> (is it what this search runs?, how a refusal names it)
 COLUMNS: dict[str, tuple[Callable[[Context], bool], Callable[[Context], str]]] = {
     "one thread": (lambda c: c.executor == "single", lambda c: "one thread"),
@@ -59,6 +67,8 @@ COLUMNS: dict[str, tuple[Callable[[Context], bool], Callable[[Context], str]]] =
     "parallel='root'": (lambda c: c.executor == "root", lambda c: "parallel='root'"),
     "transpositions": (lambda c: bool(c.options.transpositions), lambda c: "transpositions=true"),
     "Python game": (lambda c: not c.compiled, lambda c: f"a game searched from Python ({c.name})"),
+    "chance or n players": (lambda c: general_game(c.game),
+                            lambda c: f"a game with chance nodes, other than two players or general-sum ({c.name})"),
 }
 
 
@@ -96,6 +106,9 @@ def _python_policy(c: Context) -> bool:
     return policy_key(c.policy)[1]
 
 
+_GENERAL = ("chance or n players", "its backup and its statistics assume two players who alternate, each "
+                                   "value one minus the other's (the general backup keeps one value per player)")
+
 FEATURES: tuple = (
     Feature(name=lambda c: "parallel='tree'", active=lambda c: c.executor == "tree", row="parallel='tree'",
             excludes=(("Python game", "it runs compiled threads on the game's kernels, so it needs a compiled game "
@@ -112,10 +125,13 @@ FEATURES: tuple = (
                     lambda c: "it builds its own trees every move, so tree reuse (tree=, reuse=true) does not "
                               "combine with it; pass tree=None or use parallel='tree' or 'leaf'"),)),
     Feature(name=lambda c: "compiled=True", active=lambda c: c.compiled, row="",
+            excludes=(("chance or n players", "the compiled loops back up the values of two players who alternate; "
+                                             "compiled=None (the default) searches it from Python"),),
             needs=(("a compiled game (with kernels)", lambda c: c.compiled_game,
                     lambda c: f"{c.name} is a Python game"),)),
     Feature(name=lambda c: "transpositions=true", active=lambda c: bool(c.options.transpositions),
             row="transpositions", game_needs="a position key: game.key_kernel, or a Python class's __hash__",
+            excludes=(_GENERAL,),
             needs=(("a position key", lambda c: _offers_key(c), lambda c: _key_reason(c)),
                    ("a tree built with transpositions", lambda c: c.reuse is None or c.reuse.dag is not None,
                     lambda c: "the tree passed for reuse has none (pass tree=None)"))),
@@ -124,6 +140,7 @@ FEATURES: tuple = (
             needs=(("a rollout the game offers", lambda c: c.compiled_game and _has_rollout(c),
                     lambda c: _rollout_reason(c)),)),
     Feature(name=lambda c: "rave=true", active=lambda c: bool(c.options.rave), row="rave, grave_ref",
+            excludes=(_GENERAL,),
             game_needs="compiled: a rollout kernel that records its plies (game.rollouts)",
             needs=(("a rollout kernel that records its plies", lambda c: not c.compiled or _has_rollout(c),
                     lambda c: _rollout_reason(c)),)),
@@ -144,6 +161,13 @@ FEATURES: tuple = (
             needs=(("the children's priors from one source", lambda c: c.options.prior == "uniform",
                     lambda c: f"prior={c.options.prior!r} and the evaluator are two sources of priors (the "
                               "evaluator's priors are the children's priors: drop prior=)"),)),
+    Feature(name=lambda c: "solver=true", active=lambda c: bool(c.options.solver), row="solver",
+            excludes=(("chance or n players", "a proof is a win, loss or draw of one of two players; a chance node "
+                                             "or a third player has no such value"),)),
+    Feature(name=lambda c: "fpu='parent'", active=lambda c: c.options.fpu == "parent", row="fpu",
+            excludes=(("chance or n players", "the parent's value is read as one minus its mover's, which holds "
+                                             "only for two players who alternate"),),
+            notes=()),
     Feature(name=lambda c: "specialize=true", active=lambda c: c.options.specialize is True, row="specialize",
             game_needs="a policy numba compiles",
             excludes=(("Python game", "only a compiled game's loop can have the policy's code compiled in"),),

@@ -16,22 +16,31 @@ draws):
    capped one scored by ``game.value(player)``; scaled by the reward bounds in force;
 3. the backup (treepolicies.mcts.tree.backup or treepolicies.mcts.dag.backup_path, RAVE's AMAF
    credits, the solver's proofs).
+
+A *general* game (treepolicies.mcts.capabilities.general_game: chance nodes, other than two
+players, or general-sum; OpenSpiel's pig or 2048, a user's three-player game) runs the same steps
+on the tree with two differences: the descent picks at a chance node (``game.chance_outcomes()``
+not empty) an outcome with its probability instead of asking a policy (expectimax sampled, as
+OpenSpiel's MCTSBot does), the playout draws chance outcomes the same way, and the leaf's value is
+the vector of every player's reward, each row recording its own mover's (treepolicies.mcts.tree.
+backup_values; max^n, Luckhardt & Irani 1986).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from bandits.rng import make_stream, randint
+from bandits.rng import make_stream, randint, uniform
 from bandits.stats import NSTAT, NVIEW
+from treepolicies.mcts.capabilities import general_game
 from treepolicies.mcts.amaf import amaf_update, amaf_update_path
 from treepolicies.mcts.dag import (backup_path, grave_reference, link, pick, pick_view, prove_path, python_key)
 from treepolicies.mcts.executors import drive, grow
 from treepolicies.mcts.options import O_REF
 from treepolicies.mcts.steps import BAD_ARM, BAD_RAISE, BAD_REWARD, FULL_STATUS, RUNNING
-from treepolicies.mcts.tree import FULL, Tree, backup_rooted, expand, leader_is_safe, mark_terminal, should_expand
+from treepolicies.mcts.tree import FULL, Tree, backup_rooted, backup_values, expand, leader_is_safe, mark_terminal, should_expand
 from treepolicies.mcts.view import descend_known, order_by_prior, root_noise, select_node
 
-__all__ = ["run_python", "prepare", "playout", "reward_of", "code_of"]
+__all__ = ["run_python", "prepare", "playout", "reward_of", "code_of", "chance_pick"]
 
 
 def code_of(tree, move) -> int:
@@ -53,6 +62,18 @@ def reward_of(game, player, bounds=None, method="reward") -> float:
         raise ValueError(f"{type(game).__name__}.{method}({player}) must be a number in [{lo:g}, {hi:g}], "
                          f"got {value!r}{hint}")
     return (float(value) - lo) / (hi - lo)
+
+
+def chance_pick(outcomes, rng) -> int:
+    """The index of the outcome drawn from ``outcomes`` ((move, probability) pairs summing to 1):
+    the first whose cumulative probability exceeds u ~ U[0, 1) (the last on rounding)."""
+    u = uniform(rng.state)
+    total = 0.0
+    for i, (_, prob) in enumerate(outcomes):
+        total += prob
+        if u < total:
+            return i
+    return len(outcomes) - 1
 
 
 def playout(game, rng, run, tree, plies=None) -> bool:
@@ -77,9 +98,16 @@ def playout(game, rng, run, tree, plies=None) -> bool:
                 plies.append(2 * code_of(tree, int(x) >> 1) + (int(x) & 1))
         return not game.terminal()
     k = 0
+    chance = getattr(game, "chance_outcomes", None)
+    chance = chance if callable(chance) else None
     while not game.terminal():
         if cap is not None and k >= cap:
             return True
+        outcomes = chance() if chance is not None else None
+        if outcomes:  # a chance node: an outcome by its probability
+            game.play(outcomes[chance_pick(outcomes, rng)][0])
+            k += 1
+            continue
         moves = game.legal_moves()
         if not moves:
             raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
@@ -139,10 +167,17 @@ class _Iteration:
         self.viewed = bool(o.rave or o.view)
         self.sc = _Scratch(NVIEW if o.view else NSTAT)
         self.max_plies = int(getattr(self.game, "max_plies", 0) or 0)
+        self.general = general_game(self.game)
+        self.players = int(getattr(self.game, "num_players", 2))
 
-    def _pick(self, q, depth):
-        """The child (a row) the policy of position q picks (the root policy at the root)."""
+    def _pick(self, q, depth, g):
+        """The child (a row) the policy of position q picks (the root policy at the root); at a
+        general game's chance node (its children's mover the chance player, ``num_players``: known
+        from the tree, so a reused tree keeps it) the outcome drawn by its probability (the children
+        are the outcomes in the order ``g.chance_outcomes()`` gives them)."""
         run, tree, sc = self.run, self.tree, self.sc
+        if self.general and int(tree.arrays.mover[tree.arrays.first[q]]) == self.players:
+            return int(tree.arrays.first[q]) + chance_pick(g.chance_outcomes(), self.stream)
         pol = run.root if (run.rooted and q == 0) else run.policy
         arrays, rng = tree.arrays, self.stream.state
         if tree.dag is None:
@@ -158,6 +193,9 @@ class _Iteration:
     def _expand(self, q, g):
         """Expand position q at ``g``: FULL, or OK."""
         run, tree, sc = self.run, self.tree, self.sc
+        outcomes = g.chance_outcomes() if self.general and hasattr(g, "chance_outcomes") else None
+        if outcomes:
+            return self._expand_chance(q, outcomes)
         legal = g.legal_moves()
         if not legal:
             raise ValueError(f"{type(self.game).__name__} is not terminal but has no legal moves")
@@ -185,6 +223,25 @@ class _Iteration:
             tree.dag.canon[f:f + len(codes)] = -1
         return 0
 
+    def _expand_chance(self, q, outcomes):
+        """Expand the chance node q: a child for each outcome, their mover the chance player
+        (``num_players``: its rows are drawn, never chosen)."""
+        tree, sc = self.tree, self.sc
+        codes = np.array([code_of(tree, mv) for mv, _ in outcomes], np.int64)
+        sc.children(len(codes))
+        sc.codes(len(tree.objects))
+        pol = self.run.policy
+        if expand(tree.arrays, q, codes, len(codes), self.players, pol.kernels, pol.params, sc.valid) == FULL:
+            return FULL
+        return 0
+
+    def _values(self, g, capped) -> np.ndarray:
+        """A general game's result: (N + 1,) each player's reward, scaled, and 0.5 for the chance player."""
+        values = np.full(self.players + 1, 0.5)
+        for p in range(self.players):
+            values[p] = _leaf_value(g, p, self.run, capped)
+        return values
+
     def once(self):
         """One iteration: RUNNING (recorded), FULL_STATUS (no room: nothing recorded) or BAD_ARM."""
         run, tree, sc = self.run, self.tree, self.sc
@@ -196,7 +253,9 @@ class _Iteration:
         g = self.game.copy()
         plies = [] if rave else None
         node, depth = 0, 0
-        if dag is None:  # the tree: its expanded part in one compiled call, then the moves played
+        if self.general:  # (the descent meets chance nodes: position by position)
+            max_depth = None
+        elif dag is None:  # the tree: its expanded part in one compiled call, then the moves played
             pol = run.policy
             node, depth = descend_known(arrays, pol.kernels, pol.params, run.root.kernels, run.root.params,
                                         run.rooted, sc.valid, self.stream.state, sc.work, solver, path, run.opts,
@@ -226,7 +285,7 @@ class _Iteration:
                 fresh = True
             elif cut:
                 break
-            c = self._pick(q, depth)
+            c = self._pick(q, depth, g)
             if c < 0:
                 return BAD_ARM
             if rave:
@@ -241,6 +300,15 @@ class _Iteration:
                 break
         q = int(dag.canon[node]) if dag is not None else node
         who = int(arrays.mover[node])
+        if self.general:
+            try:
+                capped = False if g.terminal() else playout(g, self.stream, run, tree)
+                values = self._values(g, capped)
+            except _BadReward:
+                return BAD_REWARD
+            pol, root = run.policy, run.root
+            backup_values(arrays, node, values, pol.kernels, pol.params, root.kernels, root.params, run.rooted)
+            return RUNNING
         try:
             if solver and proven[q] >= 0.0:
                 value = float(proven[q])
@@ -306,8 +374,9 @@ def prepare(run, tree) -> None:
     from bandits.compiling import notice
     from treepolicies.mcts.dag import new_root
 
+    general = general_game(run.game)
     what = (run.policy.kernels, run.root.kernels, bool(run.options.solver), tree.has_amaf, run.options.view,
-            tree.dag is not None, tree.has_prior)
+            tree.dag is not None, tree.has_prior, general)
     if what in _PREPARED:
         return
     with notice("the tree kernels"):
@@ -333,6 +402,8 @@ def prepare(run, tree) -> None:
         backup_rooted(a, 1, 0.5, pol.kernels, pol.params, root.kernels, root.params, run.rooted,
                       bool(run.options.solver))
         leader_is_safe(a, 1)
+        if general:
+            backup_values(a, 1, np.full(3, 0.5), pol.kernels, pol.params, root.kernels, root.params, run.rooted)
         if tree.has_amaf:
             amaf_update(a, 1, np.zeros(1, np.int64), 1, 1, np.full(8, -1, np.int64), 0.5, False)
         if tree.dag is not None:

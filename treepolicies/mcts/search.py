@@ -66,6 +66,10 @@ def _check_game(game):
         raise ValueError(f"game must have a to_move attribute; {type(game).__name__} has none")
     if game.terminal():
         raise ValueError("the game is over: there is no move to search")
+    outcomes = getattr(game, "chance_outcomes", None)
+    if callable(outcomes) and outcomes():
+        raise ValueError("the game is at a chance node: no player chooses there, so there is no move to "
+                         "search; play one of game.chance_outcomes() first")
 
 
 def game_bounds(game, options):
@@ -99,7 +103,8 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
         record's fields
     seed : int or bandits.rng.Stream (a Stream is advanced, so successive searches differ)
     tree : a tree from a previous result re-rooted at this position (:func:`reroot`), or None
-    compiled : None (compiled when the game has kernels), True or False (force the Python driver)
+    compiled : None (compiled when the game has kernels and two players who alternate: capabilities.
+        general_game), True or False (force the Python driver)
     """
     if budget is not None:
         if not isinstance(budget, Budget):
@@ -118,8 +123,8 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
         options = options.replace(**keywords)
     _check_game(game)
     has_kernels = hasattr(game, "kernels") and isinstance(getattr(game, "state", None), np.ndarray)
-    if compiled is None:
-        compiled = has_kernels
+    if compiled is None:  # (a general game's backup runs in the Python driver: treepolicies.mcts.pydriver)
+        compiled = has_kernels and not capabilities.general_game(game)
     executor = _executor(options)
     given = policy
     policy = bind_policy(policy, iterations)
@@ -196,7 +201,9 @@ def _tree_for(game, tree, policy, root, options, run, iterations, compiled, has_
             widths.append((root.state_width, root.arm_state_width))
         tree = Tree(min(options.node_cap, initial), max(w[0] for w in widths), max(w[1] for w in widths),
                     amaf=options.rave, prior=options.stores_priors)
-        tree.init_root(1 - int(game.to_move))
+        # (the root's mover: the player not to move; a general game's root records the value of the
+        # player to move, treepolicies.mcts.tree.backup_values)
+        tree.init_root(int(game.to_move) if capabilities.general_game(game) else 1 - int(game.to_move))
         tree.options = options
         tree.policy_spec, tree.compiled, tree.root_key, tree.root_spec = policy.spec, compiled, key, root_spec
         tree.root_state = game.state.copy() if has_kernels else None

@@ -39,6 +39,11 @@ Node p is a bandit whose arms are its children: the policy sees ``stats[:, f:f+n
 The per-arm arrays are field-major (bandits.stats), so the children's statistics are contiguous
 rows and a selection over them compiles to SIMD code, as in the testbed.
 
+A game of other than two players, with chance nodes or general-sum keeps one value per player
+instead (:func:`backup_values`; max^n, Luckhardt & Irani 1986): an iteration's result is the
+vector ``values`` of every player's reward (and a last entry for the chance player, whose rows
+are never chosen by a policy), and each row records the entry of its own mover.
+
 Expansion creates all children of a node at once with zero counts; the policy's "untried arms
 first" rule then decides the order in which they are first visited.  A leaf is expanded when it is
 reached a second time (the root at once), so one node is first visited per iteration, as in
@@ -65,7 +70,7 @@ from bandits.kernels import init_row, record_row, select_row
 from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record, refresh
 
 __all__ = ["Tree", "TreeArrays", "select_child", "select_among", "expand", "backup", "mark_terminal",
-           "backup_rooted", "should_expand", "leader_is_safe", "extract_subtree", "virtual_loss", "init_nodes", "try_prove", "reinit_node",
+           "backup_rooted", "backup_values", "should_expand", "leader_is_safe", "extract_subtree", "virtual_loss", "init_nodes", "try_prove", "reinit_node",
            "bytes_per_node", "FULL", "OK", "NO_CHILD", "AMAF_N", "AMAF_W", "OPP_N", "OPP_W"]
 
 OK, FULL = 0, 1
@@ -397,6 +402,29 @@ def _backup(tree, leaf, value, pk, params, pkr, rparams, rooted, solver):
             proving = try_prove(tree, p)
         node = p
     record(stats, node, v)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def backup_values(tree, leaf, values, pk, params, pkr, rparams, rooted):
+    """Back up an iteration of a general game (module docstring): ``values`` (N + 1,) the result for
+    each of the N players and, last, for the chance player (the mover of a chance node's children:
+    mover N); each row from ``leaf`` to the root's children records ``values[mover[row]]`` in its
+    parent's bandit (the root policy's at the root when ``rooted``), and the root
+    ``values[mover[0]]`` (the search sets the root's mover to the player to move there)."""
+    parent, mover, stats, pstate, astate, first, nchild = (
+        tree.parent, tree.mover, tree.stats, tree.pstate, tree.astate, tree.first, tree.nchild)
+    node = leaf
+    while parent[node] >= 0:
+        p = parent[node]
+        f = first[p]
+        n = nchild[p]
+        v = values[mover[node]]
+        if rooted and p == 0:
+            record_row(pkr, rparams, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
+        else:
+            record_row(pk, params, pstate[p], astate[:, f:f + n], stats[:, f:f + n], node - f, v)
+        node = p
+    record(stats, node, values[mover[node]])
 
 
 @nb.njit(cache=True)
