@@ -135,9 +135,15 @@ def register_game(name: str, factory: Callable) -> None:
 
 
 def make_game(name: str, **options):
-    """A new game by registry name, e.g. ``make_game("connect4")``, ``make_game("nim", stones=10)``."""
+    """A new game by registry name, e.g. ``make_game("connect4")``, ``make_game("nim", stones=10)``, or
+    an OpenSpiel game, ``make_game("openspiel:pig", winscore=20)`` (treepolicies.games.openspiel)."""
+    if isinstance(name, str) and name.startswith("openspiel:"):  # OpenSpiel's games (the open_spiel extra)
+        from treepolicies.games.openspiel import load
+
+        return load(name[len("openspiel:"):], **options)
     if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; valid games: {', '.join(GAMES)}")
+        raise ValueError(f"unknown game {name!r}; valid games: {', '.join(GAMES)}, or openspiel:<name> "
+                         "(docs/openspiel.md)")
     factory = GAMES[name]
     try:
         accepted = inspect.signature(factory).parameters
