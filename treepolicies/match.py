@@ -129,6 +129,8 @@ def play_game(game, first, second, seed: int, on_move: Callable | None = None) -
     """Play one game from ``game``'s position (not modified) with ``first`` to move; players are reset.
 
     A player choosing a move that is not legal raises ValueError naming the player and the move.
+    At a chance node (a game with ``chance_outcomes()``) the outcome is drawn by its probability from
+    a stream of its own (``Stream(seed, 3)``), so the same seed replays the same dice.
     ``on_move(ply, player, move, position)``, if given, is called after each choice, before the
     move is played (``position``: a copy of the position it was chosen in; ``player.last`` holds an
     MCTS player's SearchResult): search logs and SGF comments use it.
@@ -136,14 +138,31 @@ def play_game(game, first, second, seed: int, on_move: Callable | None = None) -
     g = _game(game)
     if g.terminal():
         raise ValueError("the game is already over")
+    if int(getattr(g, "num_players", 2)) != 2:
+        raise ValueError(f"a match is between two players; {getattr(g, 'name', type(g).__name__)} has "
+                         f"{g.num_players}")
     players = (first, second)
     distinct = [first] if first is second else [first, second]
     for p in distinct:
         p.reset()
     streams = (Stream(seed, 1), Stream(seed, 2))
+    chance = getattr(g, "chance_outcomes", None)
+    chance, dice = (chance, Stream(seed, 3)) if callable(chance) else (None, None)
+    if chance is not None and chance():
+        raise ValueError("the game is at a chance node: play one of game.chance_outcomes() first")
     start = int(g.to_move)
     moves = []
     while not g.terminal():
+        outcomes = chance() if chance is not None else None
+        if outcomes:  # a chance node: the referee draws the outcome by its probability (its own stream)
+            from treepolicies.mcts.pydriver import chance_pick
+
+            move = outcomes[chance_pick(outcomes, dice)][0]
+            g.play(move)
+            moves.append(move)
+            for p in distinct:
+                p.observe(move)
+            continue
         side = (int(g.to_move) - start) % 2
         move = players[side].choose(g.copy(), streams[side])
         # is_legal (Go, NoGo) also accepts moves the search leaves out, e.g. an external engine's pass
