@@ -15,7 +15,7 @@ import bandits  # noqa: E402
 from bandits.rng import make_stream, randint  # noqa: E402
 from treepolicies import search  # noqa: E402
 from treepolicies.games import make_game  # noqa: E402
-from treepolicies.games.openspiel import OpenSpielChanceGame, OpenSpielGame, searchable_games  # noqa: E402
+from treepolicies.games.openspiel import KEYED, OpenSpielChanceGame, OpenSpielGame, searchable_games  # noqa: E402
 
 
 # -- loading and refusing ----------------------------------------------------------------------------
@@ -94,6 +94,94 @@ def test_the_solver_proves_what_it_proves_on_our_own_tic_tac_toe(opening):
         assert r.stop_reason == "proven"
         proofs.append(dict(zip((int(m) for m in r.moves), r.proven)))
     assert proofs[0] == proofs[1] and max(proofs[1].values()) == 0.5
+
+
+
+# -- the transposition key -----------------------------------------------------------------------
+
+def _continue_alike(a, b, stream):
+    """Play the same random moves in ``a`` and ``b`` to the end, asserting at each step what equal keys
+    promise: the same legal moves, equal keys, and at the end the same returns."""
+    while not a.terminal():
+        assert not b.terminal() and a.legal_moves() == b.legal_moves() and hash(a) == hash(b) and a == b
+        mv = a.legal_moves()[randint(stream.state, len(a.legal_moves()))]
+        a.play(mv)
+        b.play(mv)
+    assert b.terminal() and list(a.state.returns()) == list(b.state.returns())
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_transposed_move_orders_meet_and_equal_keys_have_one_future(name):
+    # Swap two moves of one player in a random history (plies i < j with the same mover): where the
+    # other order is legal and reaches the same position it must give the same key, and the two
+    # states must then behave as one (the key's promise, module docstring of games.openspiel).
+    stream = make_stream(5)
+    met = 0
+    for _ in range(300):
+        if met == 5:
+            break
+        g = make_game("openspiel:" + name)
+        history, movers = [], []
+        for _ in range(8):
+            if g.terminal():
+                break
+            movers.append(g.to_move)
+            history.append(g.legal_moves()[randint(stream.state, len(g.legal_moves()))])
+            g.play(history[-1])
+        pairs = [(i, j) for i in range(len(history)) for j in range(i + 1, len(history)) if movers[i] == movers[j]]
+        if not pairs:
+            continue
+        i, j = pairs[randint(stream.state, len(pairs))]
+        other = list(history)
+        other[i], other[j] = other[j], other[i]
+        h = make_game("openspiel:" + name)
+        try:
+            for mv in other:
+                h.play(mv)
+        except ValueError:  # the other order is not legal here
+            continue
+        if str(h) == str(g) and h.to_move == g.to_move:
+            assert hash(h) == hash(g) and h == g
+            met += 1
+            _continue_alike(g, h, stream)
+        else:
+            assert hash(h) != hash(g) and h != g
+    assert met == 5  # (the swaps do meet: a DAG over these keys has transpositions to share)
+
+
+def test_the_key_is_the_same_in_every_process():
+    # A digest, not Python's salted str hash: the key of a position is a fixed number.
+    import subprocess
+    import sys
+
+    code = ("from treepolicies.games import make_game; g = make_game('openspiel:tic_tac_toe'); g.play(4); "
+            "print(hash(g))")
+    keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    g = make_game("openspiel:tic_tac_toe")
+    g.play(4)
+    assert keys == {f"{hash(g)}\n"}
+
+
+def test_the_solver_on_the_dag_proves_what_our_tic_tac_toe_proves():
+    # The same draw position as above, searched with transpositions through the key: every root move's
+    # proof equals the compiled game's (without transpositions), and the DAG shares positions (it keeps
+    # fewer positions than the tree does for the same proof).
+    g = make_game("openspiel:tic_tac_toe")
+    ours = make_game("tictactoe")
+    for mv in (0, 4, 8):
+        g.play(mv)
+        ours.play(mv)
+    ref = search(ours, "ucb1", iterations=20000, seed=0, solver=True)
+    dag = search(g, "ucb1", iterations=20000, seed=0, solver=True, transpositions=True)
+    assert ref.stop_reason == dag.stop_reason == "proven"
+    assert dict(zip((int(m) for m in dag.moves), dag.proven)) == dict(zip((int(m) for m in ref.moves), ref.proven))
+
+
+def test_a_game_without_a_key_is_refused_with_the_reason():
+    with pytest.raises(ValueError) as err:
+        search(make_game("openspiel:checkers"), "ucb1", iterations=10, transpositions=True)
+    assert "openspiel:checkers has no transposition key" in str(err.value) and "\n" not in str(err.value)
 
 
 # -- chance nodes: expectimax ---------------------------------------------------------------------

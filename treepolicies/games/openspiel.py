@@ -14,6 +14,21 @@ adapter maps the interface one to one onto a ``pyspiel.State``:
     num_players       game.num_players()
     chance_outcomes() at a chance node the (action, probability) pairs, else [] (games with
                       chance nodes only: OpenSpielChanceGame)
+    hash(game)        the transposition key, on the games of KEYED only (OpenSpielKeyedGame)
+
+Transposition key.  OpenSpiel has no position key of its own: ``serialize()`` and ``history()``
+are the move sequence, under which no two move orders ever meet (a DAG that is a tree).  The key
+here is a 64-bit BLAKE2b digest of ``(str(state), current_player(), move_number())`` for the games
+of :data:`KEYED` only: those whose state (read in OpenSpiel's C++ source: the board, the player to
+move, the move count, and what these determine) is all in that triple, so two states with equal
+keys have the same legal moves, the same returns and equal keys after the same moves (a 64-bit
+digest: a false match has probability about 2**-64 per pair of positions).  Including the move
+number keeps games with a move cap or a swap rule safe and costs little, since in these games a
+transposition has the same length.  The other games are refused for ``transpositions=true``, with
+the reason: their string leaves part of the state out (chess and shogi count repetitions, Go keeps
+the positions for superko, checkers its multi-jump and draw counters, ...), so a key made from it
+would merge positions whose futures differ.  The digest, not ``hash()``, so the keys do not change
+with PYTHONHASHSEED (a search replays in every process).
 
 A two-player zero-sum (or constant-sum) deterministic game is searched as our own games are (the
 value of one player is one minus the other's); the others (chance nodes, one player or more than
@@ -29,11 +44,16 @@ samples with its own random generator (SAMPLED_STOCHASTIC: the search could not 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 
-__all__ = ["OpenSpielGame", "OpenSpielChanceGame", "load", "searchable_games", "PREFIX"]
+__all__ = ["OpenSpielGame", "OpenSpielChanceGame", "OpenSpielKeyedGame", "KEYED", "load", "searchable_games",
+           "PREFIX"]
 
 PREFIX = "openspiel:"
+
+#: the games whose (string, player to move, move number) is their whole state (module docstring)
+KEYED = ("breakthrough", "clobber", "connect_four", "havannah", "hex", "othello", "pentago", "tic_tac_toe", "y")
 
 
 def _pyspiel():
@@ -121,8 +141,9 @@ def load(spec: str, **options):
     why = _refusal(game.get_type())
     if why is not None:
         raise ValueError(why)
-    cls = OpenSpielGame if game.get_type().chance_mode == ps.GameType.ChanceMode.DETERMINISTIC else \
-        OpenSpielChanceGame
+    deterministic = game.get_type().chance_mode == ps.GameType.ChanceMode.DETERMINISTIC
+    cls = OpenSpielChanceGame if not deterministic else \
+        OpenSpielKeyedGame if game.get_type().short_name in KEYED else OpenSpielGame
     return cls(game, game.new_initial_state(), spec)
 
 
@@ -191,6 +212,30 @@ class OpenSpielGame:
 
     def __str__(self) -> str:
         return str(self.state)
+
+    @property
+    def no_key_reason(self) -> str:
+        """Why ``transpositions=true`` is refused on this game (module docstring)."""
+        return (f"{self.name} has no transposition key: OpenSpiel's string of its state may leave part of the "
+                "state out (repetitions, counters, a move in progress) and its history finds no transpositions; "
+                f"keyed games: {', '.join(PREFIX + k for k in KEYED)}")
+
+
+class OpenSpielKeyedGame(OpenSpielGame):
+    """A game of :data:`KEYED`: ``hash(game)`` is its transposition key (module docstring) and ``==``
+    compares the same triple."""
+
+    def _triple(self) -> tuple:
+        return str(self.state), int(self.state.current_player()), int(self.state.move_number())
+
+    def __hash__(self) -> int:
+        text, player, number = self._triple()
+        digest = hashlib.blake2b(f"{player}|{number}|{text}".encode(), digest_size=8).digest()
+        return int.from_bytes(digest, "little", signed=True)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, OpenSpielKeyedGame) and self.spec == other.spec and \
+            self._triple() == other._triple()
 
 
 class OpenSpielChanceGame(OpenSpielGame):

@@ -187,6 +187,8 @@ def _offers_key(c: Context) -> bool:
 def _key_reason(c: Context) -> str:
     if c.compiled:
         return f"{c.name} has no position key kernel (game.key_kernel)"
+    if isinstance(getattr(c.game, "no_key_reason", None), str):  # a game that says why it has none
+        return c.game.no_key_reason
     return (f"{c.name} has only the identity hash: define __hash__ over the position (e.g. hash((board, to_move)), "
             "with a matching __eq__)")
 
