@@ -48,3 +48,22 @@ def test_match_database_that_cannot_be_created_names_db(capsys):
     err = capsys.readouterr().err
     assert err.startswith("banditree match: error: cannot create results database at /proc/x.sqlite (--db): ")
     assert err.count("\n") == 1
+
+
+def test_players_is_a_and_b_for_a_two_player_game(capsys):
+    base = ["match", "--game", "tictactoe", "--playouts", "50", "--games", "4", "--seed", "3", "--no-progress"]
+    assert main(base + ["--players", "ucb1", "random"]) == 0
+    seats = capsys.readouterr().out
+    assert main(base + ["--a", "ucb1", "--b", "random"]) == 0
+    assert capsys.readouterr().out == seats
+
+
+@pytest.mark.parametrize("players, message", [
+    (["--players", "ucb1", "random", "random"], "--players needs one spec a seat: --game tictactoe has 2 players, got 3"),
+    (["--players", "ucb1", "random", "--a", "ucb1"], "give either --players or --a and --b, not both"),
+    (["--a", "ucb1"], "give --a and --b (or --players A B)"),
+])
+def test_the_players_must_fill_the_seats(capsys, players, message):
+    assert main(["match", "--game", "tictactoe", "--playouts", "5", *players]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,7 +1,8 @@
 """play_game, match, per-game seeds and the Wilson interval."""
 import pytest
 
-from treepolicies import GameRecord, Nim, RandomPlayer, UCT, game_seed, make_player, match, play_game, wilson_interval
+from treepolicies import (GameRecord, Nim, RandomPlayer, UCT, game_seed, make_game, make_player, match, play_game,
+                          wilson_interval)
 from treepolicies.players import Player
 
 
@@ -76,3 +77,58 @@ def test_a_pass_the_search_leaves_out_is_still_a_legal_move():
     assert game.str_to_move("pass") not in game.legal_moves()
     record = play_game(game, Passer(), Passer(), seed=0)
     assert record.moves == [25, 25] and record.winner == 1 and record.capped is False
+
+
+# -- games of n players: seats rotated --------------------------------------------------------------
+
+class _Always(Player):
+    """Plays ``move`` whenever it is to move (scripted, for hand-traced matches)."""
+
+    def __init__(self, name, move):
+        self.name, self.move = name, move
+
+    def choose(self, game, rng):
+        return self.move
+
+
+def test_seats_rotate_and_each_player_scores_its_own_reward():
+    # Triple (tests/small_games.py): seat 0 moves, then seat 1, seat 2 never moves; payoffs by the two
+    # moves.  A always plays 0, B and C always 1.  Game i puts player (s + i) % 3 in seat s:
+    #   game 0: seats A B C, moves (0, 1) -> (0.9, 0.1, 0.0): A 0.9 (seat 0), B 0.1 (1), C 0.0 (2)
+    #   game 1: seats B C A, moves (1, 1) -> (0.4, 0.9, 0.2): B 0.4 (0), C 0.9 (1), A 0.2 (2)
+    #   game 2: seats C A B, moves (1, 0) -> (0.5, 0.3, 0.7): C 0.5 (0), A 0.3 (1), B 0.7 (2)
+    from tests.small_games import Triple
+    from treepolicies import match_seats
+
+    a, b, c = _Always("A", 0), _Always("B", 1), _Always("C", 1)
+    r = match_seats([a, b, c], Triple(), 3, seed=0)
+    assert r.scores == [[[0.9], [0.3], [0.2]], [[0.4], [0.1], [0.7]], [[0.5], [0.9], [0.0]]]
+    assert [rec.players for rec in r.records] == [["A", "B", "C"], ["B", "C", "A"], ["C", "A", "B"]]
+    assert r.score(0) == pytest.approx(1.4 / 3) and r.score(1) == pytest.approx(1.2 / 3)
+    assert r.interval(2) == wilson_interval(1.4, 3) and r.seat_score(1, 2) == pytest.approx(0.7)
+    assert r.summary().splitlines()[0].startswith("A: score 0.467")
+
+
+def test_two_seats_are_the_two_player_match():
+    # With two players the seats are play_game's colours (A first in even games, the same streams), so
+    # each game's reward is the match's score of that game.
+    from treepolicies import match_seats
+
+    a, b = make_player("ucb1", playouts=30), RandomPlayer()
+    seats = match_seats([a, b], make_game("tictactoe"), 6, seed=4)
+    two = match(a, b, make_game("tictactoe"), 6, seed=4)
+    assert [rec.moves for rec in seats.records] == [rec.moves for rec in two.records]
+    assert seats.score(0) == two.score and seats.interval(0) == two.interval
+
+
+def test_a_match_needs_one_player_a_seat():
+    from tests.small_games import Triple
+    from treepolicies import match_seats, play_seats
+
+    with pytest.raises(ValueError, match="Triple has 3 seats, got 2 players"):
+        match_seats([RandomPlayer(), RandomPlayer()], Triple(), 2)
+    with pytest.raises(ValueError, match="play_game is for two players; Triple has 3"):
+        play_game(Triple(), RandomPlayer(), RandomPlayer(), seed=0)
+    with pytest.raises(ValueError, match="n_games must be an integer >= 1"):
+        match_seats([RandomPlayer()] * 3, Triple(), 0)
+    assert play_seats(Triple(), [_Always("A", 1), _Always("B", 0), RandomPlayer()], seed=0).rewards == [0.5, 0.3, 0.7]

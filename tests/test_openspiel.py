@@ -15,6 +15,7 @@ import bandits  # noqa: E402
 from bandits.rng import make_stream, randint  # noqa: E402
 from treepolicies import search  # noqa: E402
 from treepolicies.games import make_game  # noqa: E402
+from tests.small_games import Triple  # noqa: E402
 from treepolicies.games.openspiel import KEYED, OpenSpielChanceGame, OpenSpielGame, searchable_games  # noqa: E402
 
 
@@ -268,46 +269,6 @@ def test_pig_at_a_tiny_size_converges_to_its_expectimax_value():
 
 # -- more than two players: max^n -------------------------------------------------------------------
 
-class Triple:
-    """Three players: player 0 moves 0 or 1, player 1 moves 0 or 1, and the game ends (player 2
-    never moves).  Payoffs (p0, p1, p2) by the two moves:
-
-        (0, 0): (0.2, 0.5, 0.8)   (0, 1): (0.9, 0.1, 0.0)
-        (1, 0): (0.5, 0.3, 0.7)   (1, 1): (0.4, 0.9, 0.2)
-
-    max^n (Luckhardt & Irani 1986; hand-derived): after 0 player 1 takes 0 (0.5 > 0.1), giving
-    player 0 0.2; after 1 it takes 1 (0.9 > 0.3), giving player 0 0.4; so player 0 moves 1.  The
-    two-player backup (player 0's value one minus the next mover's) would see 1 - 0.5 = 0.5 after 0
-    and 1 - 0.9 = 0.1 after 1, and move 0."""
-
-    num_players = 3
-    PAY = {(0, 0): (0.2, 0.5, 0.8), (0, 1): (0.9, 0.1, 0.0), (1, 0): (0.5, 0.3, 0.7), (1, 1): (0.4, 0.9, 0.2)}
-
-    def __init__(self):
-        self.moves = ()
-
-    def copy(self):
-        g = Triple()
-        g.moves = self.moves
-        return g
-
-    @property
-    def to_move(self):
-        return len(self.moves)
-
-    def legal_moves(self):
-        return [] if self.terminal() else [0, 1]
-
-    def play(self, move):
-        self.moves += (move,)
-
-    def terminal(self):
-        return len(self.moves) == 2
-
-    def reward(self, player):
-        return self.PAY[self.moves][player]
-
-
 def test_three_players_back_up_each_players_own_value():
     r = search(Triple(), "ucb1", iterations=3000, seed=5)
     assert r.move == 1
@@ -432,5 +393,42 @@ def test_a_match_on_a_chance_game_draws_its_dice_from_its_seed():
     first, second = play_game(g, a, b, seed=3), play_game(g, a, b, seed=3)
     assert first.moves == second.moves and first.winner == second.winner in (0, 1)
     assert play_game(g, a, b, seed=4).moves != first.moves
-    with pytest.raises(ValueError, match="a match is between two players; openspiel:catch has 1"):
+    with pytest.raises(ValueError, match="play_game is for two players; openspiel:catch has 1: use play_seats"):
         play_game(make_game("openspiel:catch"), a, b, seed=0)
+
+
+def test_a_three_player_match_rotates_the_seats_and_scales_the_returns():
+    # pig with three players: the winner's return is 1, each other's -1/2 (pig.cc: -1 / (n - 1)), and the
+    # utility bounds are [-1, 1], so the rewards of a game are 1 for one seat and (-1/2 + 1) / 2 = 1/4 for
+    # the two others; seats rotate (player (s + i) % 3 in seat s of game i), and a seed replays a match.
+    from treepolicies import match_seats
+    from treepolicies.players import make_player
+
+    g = make_game("openspiel:pig(players=3,winscore=10)")
+    players = [make_player("ucb1", playouts=30), make_player("klucb", playouts=30), make_player("random")]
+    r = match_seats(players, g, 6, seed=2)
+    for rec in r.records:
+        assert sorted(rec.rewards) == [0.25, 0.25, 1.0]
+    assert [rec.players[0] for rec in r.records] == [p.name for p in players] * 2
+    assert all(len(seat) == 2 for player in r.scores for seat in player)
+    assert r.records[0].moves == match_seats(players, g, 1, seed=2).records[0].moves
+
+
+def test_the_match_command_plays_three_seats(capsys):
+    # banditree match with one spec a seat prints each player's score, its interval and its mean by seat;
+    # what only two-player matches have is refused in one line.
+    from testbeds.cli import main
+    from treepolicies import make_player, match_seats
+
+    argv = ["match", "--game", "openspiel:pig(players=3,winscore=10)", "--players", "ucb1", "klucb", "random",
+            "--playouts", "30", "--games", "6", "--seed", "2", "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    ref = match_seats([make_player(s, playouts=30) for s in ("ucb1", "klucb", "random")],
+                      make_game("openspiel:pig(players=3,winscore=10)"), 6, seed=2)
+    assert out[0] == "game openspiel:pig(players=3,winscore=10): 3 seats, 6 games, seats rotated"
+    assert out[1].startswith(f"player 1 ucb1: score {ref.score(0):.4f}, Wilson 95% interval [{ref.interval(0)[0]:.4f}")
+    assert main(argv + ["--workers", "2"]) == 2
+    assert "--workers is for two-player matches" in capsys.readouterr().err
+    assert main(argv[:3] + ["--a", "ucb1", "--b", "random", "--playouts", "5"]) == 2
+    assert "has 3 players: give one spec a seat with --players" in capsys.readouterr().err

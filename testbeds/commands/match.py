@@ -2,6 +2,13 @@
 
     banditree match --game connect4 --a ucb1:c=1.4 --b miucb:episodic=true --playouts 2000 \\
         --games 100 --seed 0          (or --seconds S for a time budget per move)
+    banditree match --game "openspiel:pig(players=3)" --players ucb1 klucb random --playouts 200 --games 30
+
+A game of n players other than two (OpenSpiel's) takes ``--players`` with one spec a seat: the seats
+rotate (player (s + i) % n in seat s of game i, treepolicies.match_seats) and each player's score is
+its mean reward in [0, 1] (the game's returns scaled by its utility bounds), printed with its Wilson
+95% interval and its mean in each seat.  Such a match runs in this process (``--db``, ``--workers``,
+``--scheduler`` and ``--log`` are for two-player matches).  ``--players A B`` is ``--a A --b B``.
 
 ``--threads N`` (and ``--parallel tree|root|leaf``) give each MCTS player a parallel search: the keys
 threads=N (parallel=MODE) are added to its spec, which the results database records (docs/parallel.md).
@@ -32,8 +39,10 @@ def register(subparsers) -> None:
     p.add_argument("--komi", type=Number(*KOMI), default=None,
                    help=ranged(Number(*KOMI), "the game's, 7.5", "komi for go, a multiple of 0.5 within "
                                "+-size*size"))
-    p.add_argument("--a", required=True, help="player A spec, e.g. ucb1:c=1.4 or miucb:episodic=true,final=max")
-    p.add_argument("--b", required=True, help="player B spec, e.g. random or alphabeta:depth=4")
+    p.add_argument("--a", default=None, help="player A spec, e.g. ucb1:c=1.4 or miucb:episodic=true,final=max")
+    p.add_argument("--b", default=None, help="player B spec, e.g. random or alphabeta:depth=4")
+    p.add_argument("--players", nargs="+", default=None, metavar="SPEC",
+                   help="one player spec a seat, for games of any number of players (instead of --a and --b)")
     p.add_argument("--playouts", type=Int(*PLAYOUTS), default=None,
                    help=ranged(Int(*PLAYOUTS), "none", "MCTS iterations per move; give this or --seconds"))
     p.add_argument("--seconds", type=Number(*SECONDS, open_low=True), default=None,
@@ -63,6 +72,9 @@ def run(args) -> int:
         raise ValueError("give exactly one of --playouts N and --seconds S (the budget of every move)")
     options = {k: v for k, v in (("size", args.size), ("komi", args.komi)) if v is not None}
     game_options(args.game, options)  # unknown names and options fail here, before any worker starts
+    seats = _seats(args, options)
+    if seats != 2:
+        return _run_seats(args, options, seats)
     args.a, args.b = parallel_spec(args.a, args), parallel_spec(args.b, args)
     a = _player("--a", args.a, args)
     b = _player("--b", args.b, args)
@@ -84,6 +96,67 @@ def run(args) -> int:
         print(f"{capped} games ended by the game's move cap and were scored as they stood")
     if args.db:
         print(f"{result.played} games played now, {r.games} in {args.db}")
+    return 0
+
+
+def _seats(args, options) -> int:
+    """The game's number of players, with --players / --a --b checked against it (ValueError naming them)."""
+    from treepolicies.games import make_game
+
+    n = int(getattr(make_game(args.game, **options), "num_players", 2))
+    if args.players is not None:
+        if args.a is not None or args.b is not None:
+            raise ValueError("give either --players or --a and --b, not both")
+        if len(args.players) != n:
+            raise ValueError(f"--players needs one spec a seat: --game {args.game} has {n} players, "
+                             f"got {len(args.players)}")
+        if n == 2:
+            args.a, args.b = args.players
+    elif n != 2:
+        raise ValueError(f"--game {args.game} has {n} players: give one spec a seat with --players "
+                         f"(--a and --b are for two-player games)")
+    elif args.a is None or args.b is None:
+        raise ValueError("give --a and --b (or --players A B): the two players' specs")
+    return n
+
+
+def _run_seats(args, options, n: int) -> int:
+    """A match of ``n`` seats (not two) in this process: treepolicies.match_seats with a progress bar."""
+    from testbeds.tournament import progress_bar
+    from treepolicies import match_seats
+    from treepolicies.games import make_game
+
+    for flag, used in (("--db", args.db), ("--workers", args.workers != 1), ("--scheduler", args.scheduler),
+                       ("--log", args.log)):
+        if used:
+            raise ValueError(f"{flag} is for two-player matches; a match of {n} players runs in this process")
+    specs = [parallel_spec(spec, args) for spec in args.players]
+    players = [_player(f"--players #{k + 1}", spec, args) for k, spec in enumerate(specs)]
+    try:
+        for k, player in enumerate(players):
+            _check_game(f"--players #{k + 1}", player, args.game, options)
+        bar = progress_bar(args.games, 0, not args.no_progress, f"{args.game} {n} seats")
+
+        def progress(i, result):
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(f"{result.players[0]} {result.score(0):.3f}")
+
+        try:
+            result = match_seats(players, make_game(args.game, **options), args.games, seed=args.seed,
+                                 progress=progress)
+        finally:
+            if bar is not None:
+                bar.close()
+    finally:
+        for player in players:
+            player.close()
+    print(f"game {args.game}: {n} seats, {result.n_games} games, seats rotated")
+    for i, spec in enumerate(specs):
+        lo, hi = result.interval(i)
+        by_seat = "  ".join("-" if (v := result.seat_score(i, s)) is None else f"{v:.3f}" for s in range(n))
+        print(f"player {i + 1} {spec}: score {result.score(i):.4f}, Wilson 95% interval [{lo:.4f}, {hi:.4f}]; "
+              f"by seat {by_seat}")
     return 0
 
 
