@@ -67,3 +67,17 @@ def test_the_players_must_fill_the_seats(capsys, players, message):
     assert main(["match", "--game", "tictactoe", "--playouts", "5", *players]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_game_names_as_file_names():
+    # results folders named after a game: other characters than letters, digits, _ . - become one _
+    import argparse
+
+    from testbeds.commands._common import game_slug
+    from testbeds.commands.tables import default_db
+
+    assert game_slug("openspiel:breakthrough(rows=6,columns=6)") == "openspiel_breakthrough_rows_6_columns_6"
+    assert game_slug("connect4") == "connect4"
+    assert default_db(argparse.Namespace(game="nogo", size=None)) == os.path.join("results", "nogo9_tables.sqlite")
+    assert default_db(argparse.Namespace(game="openspiel:hex(board_size=5)", size=None)) == os.path.join(
+        "results", "openspiel_hex_board_size_5_tables.sqlite")

@@ -432,3 +432,73 @@ def test_the_match_command_plays_three_seats(capsys):
     assert "--workers is for two-player matches" in capsys.readouterr().err
     assert main(argv[:3] + ["--a", "ucb1", "--b", "random", "--playouts", "5"]) == 2
     assert "has 3 players: give one spec a seat with --players" in capsys.readouterr().err
+
+
+# -- the commands --------------------------------------------------------------------------------
+
+def test_tables_run_their_grid_on_an_openspiel_game(tmp_path, capsys):
+    # A cell of the grid is the match `banditree match --a MI --b ucb1:c=C` at the same seed (the
+    # tables command's definition): the same wins, draws and losses.
+    import csv
+
+    from testbeds.cli import main
+
+    db, out = tmp_path / "t.sqlite", tmp_path / "out"
+    assert main(["tables", "--game", "openspiel:tic_tac_toe", "--c", "0.5", "--playouts", "20", "--games", "4",
+                 "--workers", "1", "--no-progress", "--db", str(db), "--out", str(out)]) == 0
+    capsys.readouterr()
+    row = next(csv.DictReader(open(out / "table.csv")))
+    assert main(["match", "--game", "openspiel:tic_tac_toe", "--a", "miucb:episodic=true", "--b", "ucb1:c=0.5",
+                 "--playouts", "20", "--games", "4", "--no-progress"]) == 0
+    line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("A: ")][0]
+    assert line == f"A: {row['wins']} wins, {row['draws']} draws, {row['losses']} losses in 4 games"
+    assert (out / "table.md").read_text().startswith("# Mi-UCT against UCT, openspiel:tic_tac_toe, seed 0")
+
+
+@pytest.mark.parametrize("command", ["tables", "tune"])
+def test_commands_of_two_player_matches_refuse_more_players(tmp_path, capsys, command):
+    from testbeds.cli import main
+
+    argv = {"tables": ["tables", "--game", "openspiel:pig(players=3)", "--c", "0.5", "--playouts", "5"],
+            "tune": ["tune", "--game", "openspiel:pig(players=3)", "--player", "ucb1:c={c}", "--grid", "c=1,2",
+                     "--against", "random", "--playouts", "5"]}[command]
+    assert main(argv + ["--db", str(tmp_path / "x.sqlite"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert f"has 3 players: banditree {command} plays two-player matches" in err and err.count("\n") == 1
+    assert not (tmp_path / "x.sqlite").exists() and not (tmp_path / "o").exists()
+
+
+def test_tune_picks_a_candidate_on_an_openspiel_game(tmp_path, capsys):
+    # c=0.05 against c=5 (two orders of magnitude apart) on tic-tac-toe against a random player: the
+    # rounds are the ones the schedule gives (one round of 2 games each for 2 candidates at budget 4)
+    import json
+
+    from testbeds.cli import main
+
+    out = tmp_path / "tune"
+    assert main(["tune", "--game", "openspiel:tic_tac_toe", "--player", "ucb1:c={c}", "--grid", "c=0.05,5",
+                 "--against", "random", "--playouts", "30", "--budget", "4", "--out", str(out), "--no-progress"]) == 0
+    saved = json.loads((out / "tune.json").read_text())
+    assert saved["tune"]["game"] == "openspiel:tic_tac_toe"
+    assert saved["rounds"] == [{"round": 0, "candidates": ["ucb1:c=0.05", "ucb1:c=5"], "games_each": 2,
+                                "kept": [saved["standings"][0]["spec"]]}]
+    assert [s["wins"] + s["draws"] + s["losses"] for s in saved["standings"]] == [2, 2]
+    assert f"best: {saved['standings'][0]['spec']} " in capsys.readouterr().out
+
+
+def test_analyze_searches_an_openspiel_position(tmp_path, capsys):
+    # --moves are OpenSpiel's action strings (Breakthrough 6x6: black a5a4, then white a2a3); the search
+    # record is the search of that position with the same seed and budget.
+    import json
+
+    from testbeds.cli import main
+
+    out = tmp_path / "an"
+    assert main(["analyze", "--game", "openspiel:breakthrough(rows=6,columns=6)", "--moves", "a5a4 a2a3",
+                 "--playouts", "200", "--out", str(out), "--no-progress"]) == 0
+    record = json.loads((out / "search.json").read_text())["record"]
+    g = make_game("openspiel:breakthrough(rows=6,columns=6)")
+    for text in ("a5a4", "a2a3"):
+        g.play(g.str_to_move(text))
+    assert record["iterations"] == 200 and g.str_to_move(record["move"]) in g.legal_moves()
+    assert "openspiel:breakthrough(rows=6,columns=6): move " in capsys.readouterr().out

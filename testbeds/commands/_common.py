@@ -230,3 +230,22 @@ def saved_games(db) -> str:
     finally:
         con.close()
     return f"{n} finished game{'s are' if n != 1 else ' is'} saved"
+
+
+def game_slug(game: str) -> str:
+    """``game`` as a file-name part: runs of characters other than letters, digits, ``_ . -`` become one
+    ``_`` (``openspiel:breakthrough(rows=6,columns=6)`` -> ``openspiel_breakthrough_rows_6_columns_6``)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", game).strip("_") or "game"
+
+
+def two_players(game: str, options: dict, command: str) -> None:
+    """ValueError naming --game unless ``game`` (with ``options``) has two players: ``command`` plays
+    two-player matches."""
+    from treepolicies.games import make_game
+
+    n = int(getattr(make_game(game, **options), "num_players", 2))
+    if n != 2:
+        raise ValueError(f"--game {game} has {n} players: banditree {command} plays two-player matches "
+                         "(banditree match --players plays a match of any number of seats)")

@@ -3,9 +3,11 @@
     banditree analyze --game go --moves "E5 C3 G7" --player ucb1:c=0.5 --playouts 5000 --out results/e5
     banditree analyze --game go --sgf game.sgf --move 40 --player miucb:episodic=true --playouts 3000 --out DIR
     banditree analyze --game connect4 --moves "3 3 2" --player ucb1:c=1 --playouts 20000 --out DIR
+    banditree analyze --game "openspiel:breakthrough(rows=6,columns=6)" --moves "a5a4 a2a3" --out DIR
 
 The position: the game's start, then ``--moves`` (Go/NoGo vertices such as ``D4`` or ``pass``;
-Connect Four columns 0-6; tic-tac-toe cells 0-8, row by row), or ``--sgf FILE`` at ``--move N``
+Connect Four columns 0-6; tic-tac-toe cells 0-8, row by row; an OpenSpiel game's action strings or
+numbers, chance outcomes included), or ``--sgf FILE`` at ``--move N``
 (the position after N moves; all moves without ``--move``).  One search of ``--playouts``
 iterations (early stopping off), run in chunks so that the snapshots of the root's visit shares
 come from it too (treepolicies.viz.growth).  Writes root.png/.pdf (board heatmaps), tree.png/.pdf
@@ -24,10 +26,18 @@ from testbeds.commands._common import Int, Number, ranged
 GAMES = ("go", "nogo", "connect4", "tictactoe")
 
 
+def _game_name(text: str) -> str:
+    """A game ``analyze`` searches: one of GAMES, or an OpenSpiel game (loaded, and so checked, later)."""
+    if text in GAMES or text.startswith("openspiel:"):
+        return text
+    raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(GAMES)} or openspiel:NAME)")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("analyze", help="search one position and write heatmaps, a tree view and exports",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=GAMES, help="go, nogo, connect4 or tictactoe")
+    p.add_argument("--game", required=True, type=_game_name, metavar="GAME",
+                   help="go, nogo, connect4, tictactoe or openspiel:NAME (an OpenSpiel game, docs/openspiel.md)")
     p.add_argument("--size", type=Int(5, 19), default=None,
                    help=ranged(Int(5, 19), "9; an SGF sets its own", "board size for go/nogo"))
     p.add_argument("--komi", type=Number(-361, 361), default=None,

@@ -1,17 +1,23 @@
-"""``banditree tables``: the grid of Tables 1-2 (Mi-UCT against UCT on Go or NoGo), resumable."""
+"""``banditree tables``: the grid of Tables 1-2 (Mi-UCT against UCT on Go or NoGo), resumable.
+
+The paper's games are Go and NoGo; the same grid runs on any two-player game (connect4,
+openspiel:breakthrough, ...), whose default is %d games a cell and whose files are named after
+the game (results/<game>_tables.sqlite, other characters than letters, digits, _ . - as _)."""
 from __future__ import annotations
 
 import argparse
 import os
 
 from testbeds.commands._common import C, GAMES, KOMI, PLAYOUTS, SEED, SIZE, WORKERS, Int, Number, NumberList, \
-    check_writable, cpus, ranged
+    check_writable, cpus, game_slug, ranged, two_players
 from testbeds.tables import DEFAULT_C, DEFAULT_MI, DEFAULT_PLAYOUTS, TablesSpec, collect_cells, run_tables, \
     write_outputs
 
 #: Default games per cell, sized so the default grid (6 C x 3 playouts) takes about an hour with
 #: --workers 2 on a 2-core machine; measured game times in docs/tournaments.md.
 DEFAULT_GAMES = {"nogo": 250, "go": 100}
+OTHER_GAMES = 100  # games a cell on the other games (not measured: choose --games for the game's speed)
+__doc__ %= OTHER_GAMES
 
 EPILOG = f"""\
 Each cell is the match `banditree match --game G --a MI --b ucb1:c=C --playouts P --seed S`.
@@ -26,8 +32,10 @@ adds games; Ctrl-C keeps every finished game and writes the partial tables.
 def register(sub) -> None:
     p = sub.add_parser("tables", help="Tables 1-2: Mi-UCT against UCT over UCT's C and playouts, resumable",
                        description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, choices=("go", "nogo"))
-    p.add_argument("--size", type=Int(*SIZE), default=9, help=ranged(Int(*SIZE), "9, the paper's", "board size"))
+    p.add_argument("--game", required=True, metavar="GAME",
+                   help="go or nogo (the paper's), or any two-player game: connect4, openspiel:NAME, ...")
+    p.add_argument("--size", type=Int(*SIZE), default=None,
+                   help=ranged(Int(*SIZE), "9, the paper's", "go/nogo only: board size"))
     p.add_argument("--komi", type=Number(*KOMI), default=None,
                    help=ranged(Number(*KOMI), "the game's, 7.5", "Go only: komi, a multiple of 0.5 within +-size*size"))
     p.add_argument("--c", type=NumberList(Number(*C)), default=DEFAULT_C, metavar="C1,C2,...",
@@ -41,8 +49,8 @@ def register(sub) -> None:
     p.add_argument("--uct", default="ucb1", metavar="SPEC",
                    help="UCT's spec without c, e.g. ucb1:final=max (default %(default)s)")
     p.add_argument("--games", type=Int(*GAMES), default=None,
-                   help=ranged(Int(*GAMES), "nogo %d, go %d; the paper: 1000" % (DEFAULT_GAMES["nogo"], DEFAULT_GAMES["go"]),
-                               "games per cell"))
+                   help=ranged(Int(*GAMES), "nogo %d, go %d, other games %d; the paper: 1000" % (
+                               DEFAULT_GAMES["nogo"], DEFAULT_GAMES["go"], OTHER_GAMES), "games per cell"))
     p.add_argument("--seed", type=Int(*SEED), default=0, help=ranged(Int(*SEED), 0, "run seed"))
     p.add_argument("--db", default=None, help="results database (default results/<game><size>_tables.sqlite)")
     p.add_argument("--out", default=None, help="folder for table.csv, table.md, heatmap.png/.pdf, replaced "
@@ -61,6 +69,30 @@ def register(sub) -> None:
     p.set_defaults(func=run, interrupted=interrupted)
 
 
+def _options(args) -> dict:
+    """make_game's options: go and nogo take --size (default 9, the paper's) and go --komi; other games
+    neither (ValueError naming the flag)."""
+    if args.game not in DEFAULT_GAMES:
+        for flag, value in (("--size", args.size), ("--komi", args.komi)):
+            if value is not None:
+                raise ValueError(f"{flag} applies to --game go and nogo only, got --game {args.game}")
+        return {}
+    options = {"size": 9 if args.size is None else args.size}
+    if args.komi is not None:
+        if args.game != "go":
+            raise ValueError("--komi applies to --game go only")
+        options["komi"] = args.komi
+    return options
+
+
+def default_db(args) -> str:
+    """results/<game><size>_tables.sqlite for go and nogo (results/nogo9_tables.sqlite), else
+    results/<game_slug(game)>_tables.sqlite."""
+    if args.game in DEFAULT_GAMES:
+        return os.path.join("results", f"{args.game}{9 if args.size is None else args.size}_tables.sqlite")
+    return os.path.join("results", f"{game_slug(args.game)}_tables.sqlite")
+
+
 def default_out(db: str) -> str:
     """The tables folder beside the database, named after it: its name without the extension, with
     ``_tables`` added unless that name already ends in ``tables`` (or there is no extension to drop):
@@ -74,18 +106,19 @@ def run(args) -> int:
     from testbeds.commands.match import game_options
     from testbeds.folders import claim
 
-    options = {"size": args.size}
-    if args.komi is not None:
-        if args.game != "go":
-            raise ValueError("--komi applies to --game go only")
-        options["komi"] = args.komi
-    game_options(args.game, options)  # a bad --size or --komi named, before anything else
-    games = args.games if args.games is not None else DEFAULT_GAMES[args.game]
+    options = _options(args)
+    game_options(args.game, options)  # a bad game, --size or --komi named, before anything else
+    two_players(args.game, options, "tables")
+    games = args.games if args.games is not None else DEFAULT_GAMES.get(args.game, OTHER_GAMES)
     spec = TablesSpec(game=args.game, cs=args.c, playouts=args.playouts, mis=tuple(args.mi or (DEFAULT_MI,)),
                       uct=args.uct, games=games, seed=args.seed, game_options=options)
-    db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
+    db = args.db or default_db(args)
     out = args.out or default_out(db)
-    title = f"Mi-UCT against UCT, {args.size}x{args.size} {'Go' if args.game == 'go' else 'NoGo'}, seed {args.seed}"
+    if args.game in DEFAULT_GAMES:
+        board = f"{options['size']}x{options['size']} {'Go' if args.game == 'go' else 'NoGo'}"
+    else:
+        board = args.game
+    title = f"Mi-UCT against UCT, {board}, seed {args.seed}"
     check_writable(out, create=False)  # before the games, not after them (creates nothing yet)
     with claim(out):  # one writer of --out, from these checks to the tables written
         return _run(args, spec, db, out, title)
@@ -125,7 +158,7 @@ def _write(db, spec, out, title) -> "str | None":
 def interrupted(args) -> str:
     from testbeds.commands._common import saved_games
 
-    db = args.db or os.path.join("results", f"{args.game}{args.size}_tables.sqlite")
+    db = args.db or default_db(args)
     partial = getattr(args, "partial", None)
     tables = f", the partial tables in {partial}" if partial else ""
     return f"{saved_games(db)} in {db}{tables}; rerun the same command to resume"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 
 from testbeds.commands._common import KOMI, PLAYOUTS, SECONDS, SEED, SIZE, WORKERS, Int, Number, check_writable, \
-    ranged
+    game_slug, ranged, two_players
 
 BUDGET = (2, 10_000_000)
 DEFAULT_BUDGET = 1000
@@ -35,7 +35,7 @@ DEFAULT_BUDGET = 1000
 def register(subparsers) -> None:
     p = subparsers.add_parser("tune", help="tune a player-spec parameter by self-play (successive halving)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help="game name (connect4, nogo, go, tictactoe, ...)")
+    p.add_argument("--game", required=True, help="game name (connect4, nogo, go, tictactoe, openspiel:NAME, ...)")
     p.add_argument("--size", type=Int(*SIZE), default=None,
                    help=ranged(Int(*SIZE), "the game's, 9", "board size for go/nogo"))
     p.add_argument("--komi", type=Number(*KOMI), default=None,
@@ -56,7 +56,7 @@ def register(subparsers) -> None:
     p.add_argument("--db", default=None, help="results database (SQLite); resumes a run already there")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="folder for table.csv, table.md, score.png/.pdf, tune.json, replaced as a whole "
-                        "(default results/<game>_tune)")
+                        "(default results/<game>_tune, the game name with other characters than letters, digits, _ . - as _)")
     p.add_argument("--overwrite", action="store_true", help="replace the results of another tuning in --out")
     p.add_argument("--workers", type=Int(*WORKERS), default=1, help=ranged(Int(*WORKERS), 1, "local worker processes"))
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -76,6 +76,7 @@ def spec_of(args):
         raise ValueError("give exactly one of --against SPEC and --round-robin")
     options = {k: v for k, v in (("size", args.size), ("komi", args.komi)) if v is not None}
     game_options(args.game, options)
+    two_players(args.game, options, "tune")
     spec = TuneSpec(game=args.game, template=args.player, grid=parse_grid(args.grid), reference=args.against,
                     playouts=args.playouts, seconds=args.seconds, budget=args.budget, seed=args.seed,
                     game_options=options)
@@ -89,7 +90,7 @@ def run(args) -> int:
     from testbeds.tune import run_tune, stored_settings, write_outputs
 
     spec = spec_of(args)
-    out = args.out or f"results/{args.game}_tune"
+    out = args.out or f"results/{game_slug(args.game)}_tune"
     check_writable(out, create=False)
     with claim(out):  # one writer of --out, from these checks to the results written
         check_replaceable(out)
