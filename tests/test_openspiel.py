@@ -69,6 +69,30 @@ def test_random_games_go_move_for_move_as_in_our_own_implementation(ours, theirs
         assert b.terminal() and a.reward(0) == b.reward(0) and a.reward(1) == b.reward(1)
 
 
+class _NoFastPlayout(OpenSpielGame):
+    """The adapter without its own playout loop: the driver plays legal_moves/play itself."""
+    random_playout = None
+
+
+@pytest.mark.parametrize("spec", ["connect_four", "breakthrough(rows=5,columns=5)"])
+def test_the_adapters_playout_makes_the_draws_of_the_drivers_own_loop(spec):
+    # random_playout is a shortcut of treepolicies.mcts.pydriver.playout's loop (moves[randint(n)]
+    # from the same stream), so a search with it and one without give the same tree, bit for bit.
+    fast = make_game("openspiel:" + spec)
+    slow = _NoFastPlayout(fast.game, fast.game.new_initial_state(), fast.spec)
+    a, b = (search(g, "ucb1", iterations=300, seed=5, early_stop=False) for g in (fast, slow))
+    assert a.moves == b.moves and np.array_equal(a.visits, b.visits) and np.array_equal(a.values, b.values)
+    assert a.tree_size == b.tree_size
+    # and the playout itself ends where the loop ends: a random game to its end from the same stream
+    g, h = fast.copy(), slow.copy()
+    s, t = make_stream(3), make_stream(3)
+    g.random_playout(s)
+    while not h.terminal():
+        moves = h.legal_moves()
+        h.play(moves[randint(t.state, len(moves))])
+    assert str(g) == str(h) and g.reward(0) == h.reward(0) and np.array_equal(s.state, t.state)
+
+
 def test_the_search_takes_a_win_and_blocks_a_loss():
     # X: 0, 1 (cell 2 wins); O: 4, 8 -- X to move takes 2; if instead O is to move it must block 2.
     g = make_game("openspiel:tic_tac_toe")

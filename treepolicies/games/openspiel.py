@@ -14,6 +14,8 @@ adapter maps the interface one to one onto a ``pyspiel.State``:
     num_players       game.num_players()
     chance_outcomes() at a chance node the (action, probability) pairs, else [] (games with
                       chance nodes only: OpenSpielChanceGame)
+    random_playout(rng)  uniformly random moves to the end, the search's playout without the
+                      interface's checks (games without chance nodes)
     hash(game)        the transposition key, on the games of KEYED only (OpenSpielKeyedGame)
 
 Transposition key.  OpenSpiel has no position key of its own: ``serialize()`` and ``history()``
@@ -46,6 +48,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+
+from bandits.rng import randint
 
 __all__ = ["OpenSpielGame", "OpenSpielChanceGame", "OpenSpielKeyedGame", "KEYED", "load", "searchable_games",
            "PREFIX"]
@@ -172,12 +176,25 @@ class OpenSpielGame:
         return list(self.state.legal_actions())
 
     def play(self, move) -> None:
-        if isinstance(move, bool) or not isinstance(move, (int,)) and not hasattr(move, "__index__"):
-            raise ValueError(f"a move of {self.name} is an action number, got {move!r}")
+        if type(move) is not int:
+            if isinstance(move, bool) or not hasattr(move, "__index__"):
+                raise ValueError(f"a move of {self.name} is an action number, got {move!r}")
+            move = int(move)
         legal = self.state.legal_actions()
-        if int(move) not in legal:
+        if move not in legal:
             raise ValueError(f"illegal move {move!r} in {self.name}; legal moves: {legal}")
-        self.state.apply_action(int(move))
+        self.state.apply_action(move)
+
+    def random_playout(self, rng) -> None:
+        """Play uniformly random legal moves to the end: the search's playout (treepolicies.mcts.pydriver.
+        playout) with the draws of its own loop, ``legal_actions()[randint(rng.state, n)]`` a move,
+        without the interface's checks of each move (they are legal by construction)."""
+        state = self.state
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            if not actions:
+                raise ValueError(f"{self.name} is not terminal but has no legal moves")
+            state.apply_action(actions[randint(rng.state, len(actions))])
 
     def terminal(self) -> bool:
         return bool(self.state.is_terminal())
@@ -240,6 +257,9 @@ class OpenSpielKeyedGame(OpenSpielGame):
 
 class OpenSpielChanceGame(OpenSpielGame):
     """An OpenSpiel game with chance nodes: :meth:`chance_outcomes` tells the search where they are."""
+
+    #: (the playout draws chance outcomes by their probabilities: the driver's own loop)
+    random_playout = None
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """At a chance node the outcomes as (action, probability) pairs (summing to 1), else []."""

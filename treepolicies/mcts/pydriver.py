@@ -33,12 +33,13 @@ from bandits.rng import make_stream, randint, uniform
 from bandits.stats import NSTAT, NVIEW
 from treepolicies.mcts.capabilities import general_game
 from treepolicies.mcts.amaf import amaf_update, amaf_update_path
-from treepolicies.mcts.dag import (backup_path, grave_reference, link, pick, pick_view, prove_path, python_key)
+from treepolicies.mcts import bound
+from treepolicies.mcts.dag import grave_reference, link, prove_path, python_key
 from treepolicies.mcts.executors import drive, grow
 from treepolicies.mcts.options import O_REF
 from treepolicies.mcts.steps import BAD_ARM, BAD_RAISE, BAD_REWARD, FULL_STATUS, RUNNING
-from treepolicies.mcts.tree import FULL, Tree, backup_rooted, backup_values, expand, leader_is_safe, mark_terminal, should_expand
-from treepolicies.mcts.view import descend_known, order_by_prior, root_noise, select_node
+from treepolicies.mcts.tree import FULL, Tree, leader_is_safe, mark_terminal
+from treepolicies.mcts.view import order_by_prior, root_noise
 
 __all__ = ["run_python", "prepare", "playout", "reward_of", "code_of", "chance_pick"]
 
@@ -82,7 +83,9 @@ def playout(game, rng, run, tree, plies=None) -> bool:
     With ``plies`` (a list; RAVE) append ``2 * code + player`` for each move, ``code`` the tree's
     code of the move.  A compiled game plays its rollout kernel (``run.kernel``; its playout kernel
     when nothing is recorded or capped), any other game (a compiled one without rollout kernels
-    too) uniformly random moves from ``legal_moves``.
+    too) uniformly random moves from ``legal_moves``: ``moves[randint(rng.state, len(moves))]``, or the
+    game's ``random_playout(rng)`` when it offers one (the same draws in a loop of its own, e.g. the
+    OpenSpiel adapter's) and nothing is recorded or capped.
     """
     cap = run.options.rollout_cap
     kernels = getattr(game, "kernels", None)
@@ -97,6 +100,10 @@ def playout(game, rng, run, tree, plies=None) -> bool:
             for x in buf[:min(n, buf.size)]:
                 plies.append(2 * code_of(tree, int(x) >> 1) + (int(x) & 1))
         return not game.terminal()
+    fast = getattr(game, "random_playout", None)
+    if fast is not None and plies is None and cap is None:  # the game's own loop, the same draws
+        fast(rng)
+        return False
     k = 0
     chance = getattr(game, "chance_outcomes", None)
     chance = chance if callable(chance) else None
@@ -169,6 +176,15 @@ class _Iteration:
         self.max_plies = int(getattr(self.game, "max_plies", 0) or 0)
         self.general = general_game(self.game)
         self.players = int(getattr(self.game, "num_players", 2))
+        self._bound, self._bound_arrays = None, None
+
+    def bound(self):
+        """The search's treepolicies.mcts.bound.Bound (made anew when the tree has grown)."""
+        if self._bound_arrays is not self.tree.arrays:
+            run = self.run
+            self._bound = bound.bind(self.tree.arrays, run.policy, run.root, run.opts, self.stream.state)
+            self._bound_arrays = self.tree.arrays
+        return self._bound
 
     def _pick(self, q, depth, g):
         """The child (a row) the policy of position q picks (the root policy at the root); at a
@@ -178,17 +194,14 @@ class _Iteration:
         run, tree, sc = self.run, self.tree, self.sc
         if self.general and int(tree.arrays.mover[tree.arrays.first[q]]) == self.players:
             return int(tree.arrays.first[q]) + chance_pick(g.chance_outcomes(), self.stream)
-        pol = run.root if (run.rooted and q == 0) else run.policy
-        arrays, rng = tree.arrays, self.stream.state
+        root, b = bool(run.rooted and q == 0), self.bound()
         if tree.dag is None:
-            return select_node(arrays, q, pol.kernels, pol.params, sc.valid, rng, sc.work, self.solver, run.opts,
-                               sc.view, sc.cmap, self.viewed)
+            return bound.select(b, q, root, sc.valid, sc.work, self.solver, sc.view, sc.cmap, self.viewed)
         if self.viewed:
             ref = run.opts[O_REF]
-            r = grave_reference(tree.dag, arrays.path, depth, ref) if ref > 0.0 else q
-            return pick_view(pol.kernels, pol.params, arrays, tree.dag, q, sc.valid, rng, sc.work, self.solver,
-                             run.opts, sc.view, r, sc.cmap)
-        return pick(pol.kernels, pol.params, arrays, tree.dag, q, sc.valid, rng, sc.work, self.solver)
+            r = grave_reference(tree.dag, tree.arrays.path, depth, ref) if ref > 0.0 else q
+            return bound.pick_edge_view(b, tree.dag, q, root, sc.valid, sc.work, self.solver, sc.view, r, sc.cmap)
+        return bound.pick_edge(b, tree.dag, q, root, sc.valid, sc.work, self.solver)
 
     def _expand(self, q, g):
         """Expand position q at ``g``: FULL, or OK."""
@@ -213,8 +226,8 @@ class _Iteration:
             root_noise(pbuf, len(legal), run.opts, self.stream.state)  # (eps = 0: nothing drawn)
         codes = np.array([code_of(tree, mv) for mv in legal], np.int64)
         sc.codes(len(tree.objects))
-        pol = run.root if (run.rooted and q == 0) else run.policy
-        if expand(tree.arrays, q, codes, len(codes), int(g.to_move), pol.kernels, pol.params, sc.valid) == FULL:
+        root = bool(run.rooted and q == 0)
+        if bound.expand_node(self.bound(), q, codes, len(codes), int(g.to_move), root, sc.valid) == FULL:
             return FULL
         f = int(tree.arrays.first[q])
         if pbuf is not None:
@@ -230,8 +243,7 @@ class _Iteration:
         codes = np.array([code_of(tree, mv) for mv, _ in outcomes], np.int64)
         sc.children(len(codes))
         sc.codes(len(tree.objects))
-        pol = self.run.policy
-        if expand(tree.arrays, q, codes, len(codes), self.players, pol.kernels, pol.params, sc.valid) == FULL:
+        if bound.expand_node(self.bound(), q, codes, len(codes), self.players, False, sc.valid) == FULL:
             return FULL
         return 0
 
@@ -256,10 +268,8 @@ class _Iteration:
         if self.general:  # (the descent meets chance nodes: position by position)
             max_depth = None
         elif dag is None:  # the tree: its expanded part in one compiled call, then the moves played
-            pol = run.policy
-            node, depth = descend_known(arrays, pol.kernels, pol.params, run.root.kernels, run.root.params,
-                                        run.rooted, sc.valid, self.stream.state, sc.work, solver, path, run.opts,
-                                        sc.view, sc.cmap, self.viewed)
+            node, depth = bound.descend(self.bound(), run.rooted, sc.valid, sc.work, solver, sc.view, sc.cmap,
+                                        self.viewed)
             if node < 0:
                 return BAD_ARM
             for i in range(depth):
@@ -277,7 +287,7 @@ class _Iteration:
             fresh = False
             cut = max_depth is not None and depth >= max_depth
             if first[q] < 0:
-                ready = (q == 0 or dag.pvis[q] > 0.0) if dag is not None else should_expand(arrays, q)
+                ready = (q == 0 or dag.pvis[q] > 0.0) if dag is not None else bound.expand_now(self.bound(), q)
                 if cut or g.terminal() or not ready:
                     break
                 if self._expand(q, g) == FULL:
@@ -306,8 +316,7 @@ class _Iteration:
                 values = self._values(g, capped)
             except _BadReward:
                 return BAD_REWARD
-            pol, root = run.policy, run.root
-            backup_values(arrays, node, values, pol.kernels, pol.params, root.kernels, root.params, run.rooted)
+            bound.backup_vector(self.bound(), node, values, run.rooted)
             return RUNNING
         try:
             if solver and proven[q] >= 0.0:
@@ -324,12 +333,10 @@ class _Iteration:
                 value = _leaf_value(g, who, run, capped)
         except _BadReward:
             return BAD_REWARD
-        pol, root = run.policy, run.root
         if dag is None:
-            backup_rooted(arrays, node, value, pol.kernels, pol.params, root.kernels, root.params, run.rooted, solver)
+            bound.backup(self.bound(), node, value, run.rooted, solver)
         else:
-            backup_path(pol.kernels, pol.params, root.kernels, root.params, run.rooted, arrays, dag, path, depth, who,
-                        value)
+            bound.backup_edges(self.bound(), dag, depth, who, value, run.rooted)
         if rave:
             sc.codes(len(tree.objects))
             p = np.array(plies, np.int64)
@@ -380,30 +387,28 @@ def prepare(run, tree) -> None:
     if what in _PREPARED:
         return
     with notice("the tree kernels"):
-        pol, root = run.policy, run.root
+        solver = bool(run.options.solver)
         sc = _Scratch(NVIEW if run.options.view else NSTAT)
         rng = make_stream(0).state
         t = Tree(8, tree.pstate.shape[1], tree.astate.shape[0], amaf=tree.has_amaf, prior=tree.has_prior)
         t.init_root(0)
         a = t.arrays
+        b = bound.bind(a, run.policy, run.root, run.opts, rng)
         codes = np.arange(2, dtype=np.int64)
-        should_expand(a, 0)
-        for p in (pol, root):
-            expand(a, 0, codes, 2, 1, p.kernels, p.params, sc.valid)
+        bound.expand_now(b, 0)
+        for root in (False, True):
+            bound.expand_node(b, 0, codes, 2, 1, root, sc.valid)
         for viewed in (False, True):
-            descend_known(a, pol.kernels, pol.params, root.kernels, root.params, run.rooted, sc.valid, rng, sc.work,
-                          bool(run.options.solver), a.path, run.opts, sc.view, sc.cmap, viewed)
-            for p in (pol, root):
-                select_node(a, 0, p.kernels, p.params, sc.valid, rng, sc.work, bool(run.options.solver), run.opts,
-                            sc.view, sc.cmap, viewed)
+            bound.descend(b, run.rooted, sc.valid, sc.work, solver, sc.view, sc.cmap, viewed)
+            for root in (False, True):
+                bound.select(b, 0, root, sc.valid, sc.work, solver, sc.view, sc.cmap, viewed)
         order_by_prior(np.arange(2, dtype=np.int64), np.ones(2), 2)
         root_noise(np.full(2, 0.5), 2, run.opts, rng)
         mark_terminal(a, 1, 0.5)
-        backup_rooted(a, 1, 0.5, pol.kernels, pol.params, root.kernels, root.params, run.rooted,
-                      bool(run.options.solver))
+        bound.backup(b, 1, 0.5, run.rooted, solver)
         leader_is_safe(a, 1)
         if general:
-            backup_values(a, 1, np.full(3, 0.5), pol.kernels, pol.params, root.kernels, root.params, run.rooted)
+            bound.backup_vector(b, 1, np.full(3, 0.5), run.rooted)
         if tree.has_amaf:
             amaf_update(a, 1, np.zeros(1, np.int64), 1, 1, np.full(8, -1, np.int64), 0.5, False)
         if tree.dag is not None:
@@ -411,12 +416,11 @@ def prepare(run, tree) -> None:
             new_root(t, 1)
             d = t.dag
             link(d, 1, 7)
-            for p in (pol, root):
-                pick(p.kernels, p.params, a, d, 0, sc.valid, rng, sc.work, bool(run.options.solver))
-                pick_view(p.kernels, p.params, a, d, 0, sc.valid, rng, sc.work, bool(run.options.solver), run.opts,
-                          sc.view, 0, sc.cmap)
+            for root in (False, True):
+                bound.pick_edge(b, d, 0, root, sc.valid, sc.work, solver)
+                bound.pick_edge_view(b, d, 0, root, sc.valid, sc.work, solver, sc.view, 0, sc.cmap)
             grave_reference(d, a.path, 0, 1.0)
-            backup_path(pol.kernels, pol.params, root.kernels, root.params, run.rooted, a, d, a.path, 0, 0, 0.5)
+            bound.backup_edges(b, d, 0, 0, 0.5, run.rooted)
             prove_path(a, d, a.path, 0)
             if tree.has_amaf:
                 amaf_update_path(a, a.path, np.zeros(1, np.int64), 1, 0, np.full(8, -1, np.int64), 0, 0.5, False)
