@@ -117,6 +117,50 @@ def test_compiled_and_python_drivers_run_the_same_logic(game):
     np.testing.assert_allclose(a.values, b.values)
 
 
+class Wide:
+    """Two plies of 40 moves (more children than the Python driver's first scratch arrays hold, 16):
+    the first player wins if the two moves add up to an odd number."""
+
+    def __init__(self, moves=()):
+        self.moves = moves
+
+    def copy(self):
+        return Wide(self.moves)
+
+    @property
+    def to_move(self):
+        return len(self.moves) % 2
+
+    def legal_moves(self):
+        return [] if self.terminal() else list(range(40))
+
+    def play(self, move):
+        self.moves += (move,)
+
+    def terminal(self):
+        return len(self.moves) == 2
+
+    def reward(self, player):
+        odd = float(sum(self.moves) % 2)
+        return odd if player == 0 else 1.0 - odd
+
+
+def test_a_reused_tree_with_wide_nodes_searches_as_one_search():
+    # A search on a reused tree descends through the root (40 children) before it expands anything,
+    # so the driver's scratch must already hold 40 arms: the search in two parts (one iteration, the
+    # tree grown to the capacity one search of 600 starts with, 2 * 600 + 1024, then 599) is the
+    # search in one, bit for bit (treepolicies.viz.growth relies on this).
+    stream = Stream(4)
+    first = search(Wide(), "ucb1", iterations=1, seed=stream, early_stop=False)
+    tree = first.tree
+    tree.grow(2 * 600 + 1024)
+    rest = search(Wide(), "ucb1", iterations=599, seed=stream, tree=tree, early_stop=False)
+    whole = search(Wide(), "ucb1", iterations=600, seed=Stream(4), early_stop=False)
+    assert len(whole.moves) == 40 and whole.visits.sum() == 600
+    assert list(rest.visits) == list(whole.visits) and rest.tree_size == whole.tree_size
+    np.testing.assert_array_equal(rest.values, whole.values)
+
+
 def test_same_seed_same_search():
     a = search(ConnectFour(), "thompson", iterations=2000, seed=7)
     b = search(ConnectFour(), "thompson", iterations=2000, seed=7)

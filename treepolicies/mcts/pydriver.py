@@ -173,6 +173,8 @@ class _Iteration:
         self.rave, self.opp = bool(o.rave), o.grave_ref > 0
         self.viewed = bool(o.rave or o.view)
         self.sc = _Scratch(NVIEW if o.view else NSTAT)
+        if tree.size:  # (a reused tree: its widest node, which the descent may select at before any expansion)
+            self.sc.children(int(tree.arrays.nchild[:tree.size].max()))
         self.max_plies = int(getattr(self.game, "max_plies", 0) or 0)
         self.general = general_game(self.game)
         self.players = int(getattr(self.game, "num_players", 2))
