@@ -1,6 +1,6 @@
 """Strength beside OpenSpiel's own MCTS: our tree policies against ``pyspiel.MCTSBot`` at equal simulations.
 
-    python benchmarks/openspiel_strength.py [--games 200] [--simulations 1000] [--policies ucb1:c=1.414 ...]
+    python benchmarks/openspiel_strength.py [--games 200] [--simulations 400] [--policies ucb1:c=0.7071 ...]
 
 On each game (Connect Four, Breakthrough 6x6, Hex 5x5 through ``make_game("openspiel:...")``) each
 policy of ours (an MCTS player, ``--simulations`` iterations a move, one random playout an
@@ -8,7 +8,8 @@ iteration) plays ``--games`` games against OpenSpiel's C++ ``MCTSBot`` (UCT at c
 same simulations, one random rollout, no solver), colours alternating, seeds from
 treepolicies.match.game_seed.  OpenSpiel's returns are in [-1, 1] and ours in [0, 1], so its
 c = sqrt 2 is our ``ucb1:c=0.7071`` (the default row); ``ucb1:c=1.4142`` is the same number on our
-scale (twice the exploration).  Printed: our score (draws count half) with its Wilson 95% interval.
+scale (twice the exploration), ``ucb1:c=0.35`` half of it; then KL-UCB, Thompson sampling, UCB1-Tuned
+and the modified improved UCB at their defaults.  Printed: our score (draws count half) with its Wilson 95% interval.
 Needs the ``open_spiel`` package (the ``openspiel`` extra).  A measurement, not a test.
 """
 from __future__ import annotations
@@ -45,8 +46,9 @@ class OpenSpielBot(Player):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--simulations", type=int, default=1000)
-    parser.add_argument("--policies", nargs="*", default=["ucb1:c=0.7071", "ucb1:c=1.4142", "klucb"])
+    parser.add_argument("--simulations", type=int, default=400)
+    parser.add_argument("--policies", nargs="*", default=["ucb1:c=0.7071", "ucb1:c=1.4142", "ucb1:c=0.35", "klucb",
+                                                          "thompson", "ucb1tuned", "miucb"])
     parser.add_argument("--game", nargs="*", default=list(GAMES))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
