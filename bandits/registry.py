@@ -38,6 +38,7 @@ import sys
 from typing import Any, Callable, NamedTuple
 
 import numba as nb
+import numpy as np
 from numba.core.errors import NumbaError
 
 from bandits.compiling import notice
@@ -178,7 +179,7 @@ def _pack_value(name, param: Param, value) -> float:
 
 
 def _declared_class(name: str, kspec: KernelSpec, params: dict, state_width: int, arm_state_width: int,
-                    doc: str | None, module: str):
+                    doc: str | None, module: str, recommend: Callable | None = None):
     from bandits.policy import Policy
 
     declared = {key: _as_param(key, value) for key, value in params.items()}
@@ -208,6 +209,19 @@ def _declared_class(name: str, kspec: KernelSpec, params: dict, state_width: int
     if "horizon" in declared and declared["horizon"].default is None:
         namespace["needs_horizon"] = property(lambda self: self.horizon is None)
         namespace["bind"] = lambda self, horizon: self.replace(horizon=int(horizon)) if self.horizon is None else self
+    if recommend is not None:
+        rows = _njit(recommend)
+
+        def recommend_method(self, batch, rng):
+            """(B,) the arm each bandit recommends: the policy's own rule (its ``recommend`` kernel, on
+            copies of the state), ties from ``rng`` (a Stream, Generator or int seed)."""
+            from bandits.rng import make_stream
+
+            out = np.empty(batch.n_bandits, dtype=np.int64)
+            rows(np.asarray(self.params, dtype=np.float64), batch.state.copy(), batch.arm_state.copy(), batch.stats,
+                 batch.valid, make_stream(rng).state, out)
+            return out
+        namespace["recommend"] = recommend_method
     cls = type(f"{name}_policy", (Policy,), namespace)
     cls.__qualname__ = cls.__name__
     return cls
@@ -247,15 +261,20 @@ def index_policy(name: str, *, prepare: Callable | None = None, init: Callable |
 
 def stateful_policy(name: str, *, select: Callable, init: Callable | None = None,
                     on_record: Callable | None = None, state_width: int = 0, arm_state_width: int = 0,
-                    doc: str | None = None, **params):
+                    doc: str | None = None, recommend: Callable | None = None, **params):
     """Register a policy given by its own kernels (signatures in :mod:`bandits.kernels`); returns its class.
 
     state_width: floats of per-bandit state; arm_state_width: rows of per-arm state (A, K).
     params: as for :func:`index_policy`.
+    recommend: optional compiled ``recommend_rows(params, state, arm_state, stats, valid, rng, out)``
+        writing out[b], the arm bandit b recommends (state (B, S), arm_state (B, A, K) copies it may
+        change, stats (B, NSTAT, K), valid (B, K), rng a stream's state): the policy's own
+        ``Policy.recommend`` (a best-arm policy's survivor; a search's ``final="recommend"``).
+        Without it the policy recommends the best empirical mean (``Policy.recommend``'s default).
     """
     kspec = KernelSpec(select=select, init=init, on_record=on_record)
     return register_policy(_declared_class(name, kspec, params, state_width, arm_state_width, doc,
-                                           _caller_module()))
+                                           _caller_module(), recommend=recommend))
 
 
 # -- compiling a policy's kernels ---------------------------------------------------------------------

@@ -17,9 +17,12 @@ One module per policy (formula, shapes and reference in its docstring); spec nam
     sr, seqhalving       successive rejects (Audibert, Bubeck & Munos 2010), sequential halving
                          (Karnin, Koren & Somekh 2013): fixed-budget best-arm identification,
                          with ``Policy.recommend``
+    halfgreedy, ucbsqrt  the simple-regret samplers of SR+CR (Tolpin & Shimony 2012)  stateful, index
+    gumbel, gumbelq      Gumbel MuZero's root (sequential halving with Gumbel, with its own
+                         ``recommend``) and interior selection (Danihelka et al. 2022)   stateful
 
 Every policy with a horizon (a known T or a budget) takes ``horizon=`` and, left unset, is bound
 to a testbed's horizon or a search's iteration budget, as ``iucb`` is.
 """
-from bandits.zoo import (bayesucb, ducb, exp3, exp3ix, gradient, moss, sequential_halving,  # noqa: F401
-                         softmax, successive_rejects, swucb, ucb1tuned, ucbv)
+from bandits.zoo import (bayesucb, ducb, exp3, exp3ix, gradient, gumbel, moss, sequential_halving,  # noqa: F401
+                         simple_regret, softmax, successive_rejects, swucb, ucb1tuned, ucbv)
