@@ -82,6 +82,8 @@ REFUSALS = [
     ("general", dict(rave=True), "rave=true does not combine with a game with chance nodes"),
     ("general", dict(transpositions=True), "transpositions=true does not combine with a game with chance nodes"),
     ("general", dict(fpu="parent"), "fpu='parent' does not combine with a game with chance nodes"),
+    ("connect4", dict(threads=2, parallel="root", final="recommend"),
+     "final='recommend' does not combine with parallel='root'"),
 ]
 
 
@@ -114,7 +116,8 @@ ROW_VALUES = {"root_policy": dict(root_policy="thompson:prior=beta"), "solver": 
               "rollout": dict(rollout="heuristic"), "rollout_cap": dict(rollout_cap=5),
               "reward_bounds": dict(reward_bounds=(-1.0, 2.0)), "fpu": dict(fpu="parent", fpu_reduction=0.1),
               "prior": dict(prior="heuristic"), "widen_k": dict(widen_k=2.0),
-              "evaluator": dict(evaluator=half, value_mix=0.5), "transpositions": dict(transpositions=True)}
+              "evaluator": dict(evaluator=half, value_mix=0.5), "transpositions": dict(transpositions=True),
+              "final": dict(final="recommend", root_policy="seqhalving")}
 COLUMN_KW = {"one thread": {}, "parallel='tree'": dict(threads=2), "parallel='leaf'": dict(threads=2, parallel="leaf"),
              "parallel='root'": dict(threads=2, parallel="root"), "transpositions": dict(transpositions=True),
              "Python game": dict(compiled=False), "chance or n players": dict(compiled=False)}

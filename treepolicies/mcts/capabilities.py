@@ -168,6 +168,9 @@ FEATURES: tuple = (
             excludes=(("chance or n players", "the parent's value is read as one minus its mover's, which holds "
                                              "only for two players who alternate"),),
             notes=()),
+    Feature(name=lambda c: "final='recommend'", active=lambda c: c.options.final == "recommend", row="final",
+            excludes=(("parallel='root'", "its trees' root statistics are summed, and no one policy state holds them "
+                                         "to recommend from (final='robust' or 'max', or parallel='tree')"),)),
     Feature(name=lambda c: "specialize=true", active=lambda c: c.options.specialize is True, row="specialize",
             game_needs="a policy numba compiles",
             excludes=(("Python game", "only a compiled game's loop can have the policy's code compiled in"),),
@@ -208,7 +211,7 @@ def check(ctx: Context) -> None:
 
 #: the options the combination table has a row for (the others only tune one of these)
 TABLE_ROWS = ("root_policy", "solver", "specialize", "rave", "rollout", "rollout_cap", "reward_bounds", "fpu", "prior",
-              "widen_k", "evaluator", "transpositions")
+              "widen_k", "evaluator", "transpositions", "final")
 _SHOWN = {"rave": "rave, grave_ref (rave_schedule, rave_k, rave_bias)", "fpu": "fpu, fpu_reduction",
           "widen_k": "widen_k, widen_alpha", "evaluator": "evaluator, eval_batch, value_mix"}
 _ROW_OF = {"rave": "rave, grave_ref"}

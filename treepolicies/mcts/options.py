@@ -30,7 +30,7 @@ __all__ = ["Option", "OPTIONS", "SearchOptions", "OPTION_KEYS", "ENHANCEMENT_KEY
            "PARALLEL_MODES", "options_from_spec", "check_bounds", "Budget", "check_budget"]
 
 SCHEDULES = ("hand", "mse")
-FINALS = ("robust", "max")
+FINALS = ("robust", "max", "recommend")
 PARALLEL_MODES = ("tree", "root", "leaf")
 DEFAULT_NODE_CAP = 2_000_000
 MAX_ITERATIONS = 2**62  # the compiled loops count iterations in int64
@@ -74,7 +74,8 @@ OPTIONS: dict[str, Option] = {
     # -- the search
     "final": _p("robust", group="search", choices=FINALS,
                 doc="the final move: robust = most visits (ties: higher mean), max = highest mean among visited "
-                    "moves (ties: more visits)"),
+                    "moves (ties: more visits), recommend = the root policy's own recommendation (Policy.recommend: "
+                    "the survivor of sr / seqhalving, gumbel's best of the most visited; the best mean otherwise)"),
     "solver": _p(False, group="search", doc="MCTS-Solver (Winands et al. 2008): proven wins and losses; a proven win "
                                             "is played at once, proven losses are avoided"),
     "node_cap": _p(DEFAULT_NODE_CAP, group="search", integer=True, low=2, high=10 ** 10,
@@ -346,8 +347,10 @@ def _parse(key: str, opt: Option, raw: str, spec: str):
             return tuple(float(x) for x in raw.split(":"))
         if kind == "auto":
             return "auto" if low == "auto" else parse_bool(key, raw, spec)
-        if kind == "policy":
-            return None if low in ("none", "null") else raw
+        if kind == "policy":  # (a spec with parameters of its own in parentheses: root_policy=(gumbel:m=4,c_scale=0.1))
+            if low in ("none", "null"):
+                return None
+            return raw[1:-1].strip() if raw.startswith("(") and raw.endswith(")") else raw
         return raw
     except ValueError as exc:
         if kind in ("auto",) or (kind == "param" and isinstance(p.default, bool)):

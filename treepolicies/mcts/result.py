@@ -2,8 +2,10 @@
 several trees, and tree reuse (:func:`reroot`).
 
 Final move: ``"robust"`` = most visits (ties: higher mean), ``"max"`` = highest mean among visited
-moves (ties: more visits).  With the solver a proven win is played at once and proven losses are
-avoided.
+moves (ties: more visits), ``"recommend"`` = what the root's bandit policy recommends
+(:func:`recommended_index`: ``Policy.recommend`` on the root's children as its arms, e.g.
+sequential halving's survivor; the root policy if the search has one, else the tree policy).
+With the solver a proven win is played at once and proven losses are avoided.
 """
 from __future__ import annotations
 
@@ -11,11 +13,11 @@ import dataclasses
 
 import numpy as np
 
-from bandits.stats import COUNT, MEAN
+from bandits.stats import COUNT, FIRST, MEAN, NSTAT, NVIEW, PRIOR
 from treepolicies.mcts.dag import reroot_dag
 from treepolicies.mcts.tree import Tree, extract_subtree
 
-__all__ = ["SearchResult", "choose_index", "result_of", "combine_root", "reroot", "root_moves", "position_key"]
+__all__ = ["SearchResult", "choose_index", "recommended_index", "result_of", "combine_root", "reroot", "root_moves", "position_key"]
 
 
 @dataclasses.dataclass
@@ -79,12 +81,42 @@ def choose_index(visits, values, proven, final, solver) -> int:
     return int(order[-1])
 
 
-def result_of(tree, policy, done, elapsed, reason, final, solver) -> SearchResult:
-    """The SearchResult of a search that ran ``done`` iterations on ``tree``."""
+def recommended_index(tree, policy, proven, solver, rng) -> int:
+    """Index of the root move ``policy`` (a bandits.Policy: the root's) recommends: its
+    ``recommend`` on one bandit whose arms are the root's children, with their own statistics
+    (no RAVE blend), the PRIOR row (the tree's priors, or 1/K), the root's policy state and their
+    arm state as the search left them.  With the solver a proven win first, and proven losses are
+    not recommended while another move is not a proven loss.  Ties from ``rng``."""
+    f, k = int(tree.first[0]), int(tree.nchild[0])
+    if solver:
+        wins = np.flatnonzero(proven == 1.0)
+        if wins.size:
+            return int(wins[np.argmax(tree.stats[COUNT, f:f + k][wins])])
+    valid = np.ones((1, k), bool)
+    if solver and np.any(proven != 0.0):
+        valid[0] = proven != 0.0
+    stats = np.zeros((1, NVIEW, k))
+    stats[0, :NSTAT] = tree.stats[:, f:f + k]
+    stats[0, PRIOR] = tree.prior[f:f + k] if tree.has_prior else 1.0 / k
+    stats[0, FIRST] = np.inf
+    state = tree.pstate[0:1, :max(1, policy.state_width)].copy()
+    arm_state = tree.astate[:max(1, policy.arm_state_width), f:f + k][None].copy()
+    from bandits.policy import BanditBatch
+
+    batch = BanditBatch(stats=stats, valid=valid, t=tree.stats[COUNT, 0:1].copy(), state=state, arm_state=arm_state)
+    return int(policy.recommend(batch, rng)[0])
+
+
+def result_of(tree, policy, done, elapsed, reason, final, solver, root_policy=None, rng=None) -> SearchResult:
+    """The SearchResult of a search that ran ``done`` iterations on ``tree``; ``final="recommend"``
+    asks ``root_policy`` (None: the tree policy) with ties from ``rng`` (:func:`recommended_index`)."""
     moves, visits, values, proven = root_moves(tree)
     if not moves:
         raise ValueError("the search ran no iteration (node_cap too small for the root's moves?)")
-    i = choose_index(visits, values, proven, final, solver)
+    if final == "recommend":
+        i = recommended_index(tree, root_policy or policy, proven, solver, rng)
+    else:
+        i = choose_index(visits, values, proven, final, solver)
     return SearchResult(move=moves[i], moves=moves, visits=visits, values=values, proven=proven,
                         tree_size=tree.size, iterations=done, elapsed=elapsed, stop_reason=reason,
                         policy=policy.spec, tree=tree)

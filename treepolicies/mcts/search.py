@@ -161,7 +161,7 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
     auto_account(run, elapsed)
     if tree.dag is not None:
         root_proofs(tree)  # the root moves' proofs, read through their positions, for the final move
-    return result_of(tree, policy, done, elapsed, reason, options.final, options.solver)
+    return result_of(tree, policy, done, elapsed, reason, options.final, options.solver, root, stream)
 
 
 def _execute(run, tree, stream, iterations, deadline, early):

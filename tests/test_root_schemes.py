@@ -1,0 +1,224 @@
+"""Root schemes for simple regret (docs/root-policies.md): sequential halving's schedules, SR+CR's
+samplers, the Gumbel root and interior, and ``final="recommend"``."""
+import math
+
+import numpy as np
+import pytest
+
+from bandits import make_policy
+from bandits.rng import Stream
+from bandits.stats import COUNT, MEAN, NVIEW, PRIOR, SUM
+from bandits.zoo.gumbel import considered_visit, gumbel_select, gumbelq_select, sigma_completed_q
+from test_evaluator import exact, positions_with_a_forced_win, value_of
+from test_root_policy import Arms, root_ucb  # noqa: F401  (root_ucb: a user's plugin policy, registered there)
+from treepolicies import make_game, make_player, search
+
+
+class Fixed(Arms):
+    """A one-move game whose move k ends it with reward rewards[k] (no noise)."""
+
+    def __init__(self, rewards):
+        super().__init__(rewards, None)
+
+    def copy(self):
+        new = Fixed(self.probs)
+        new.result, new.to_move = self.result, self.to_move
+        return new
+
+    def play(self, k):
+        self.result = float(self.probs[k])
+        self.to_move = 1
+
+
+# -- sequential halving's schedules -------------------------------------------------------------------
+
+@pytest.mark.parametrize("rewards, budget, visits", [
+    # K = 4, T = 8: R = ceil(log2 4) = 2 rounds; round 0: floor(8 / (4 * 2)) = 1 pull each (4);
+    # the two best (0.9, 0.8) then floor(8 / (2 * 2)) = 2 more each (4): 8 pulls, the budget used
+    # exactly, so the last halving is made by the recommendation
+    ([0.2, 0.9, 0.5, 0.8], 8, [1, 3, 1, 3]),
+    # K = 5, T = 30: R = 3; round 0: floor(30 / 15) = 2 each (10); the best 3 (0.5, 0.7, 0.9):
+    # floor(30 / 9) = 3 more (9); the best 2: floor(30 / 6) = 5 more (10); 29 pulls, the last one
+    # goes to the survivor (0.9): 2, 2, 2 + 3, 5 + 5, 10 + 1
+    ([0.1, 0.3, 0.5, 0.7, 0.9], 30, [2, 2, 5, 10, 11]),
+    # K = 3, T = 12: R = 2; floor(12 / 6) = 2 each (6); the best 2: floor(12 / 4) = 3 more (6): exact
+    ([0.6, 0.2, 0.4], 12, [5, 2, 5]),
+])
+def test_sequential_halving_at_the_root_gives_the_visits_of_its_formula(rewards, budget, visits):
+    r = search(Fixed(rewards), "ucb1", iterations=budget, seed=0, root_policy="seqhalving", final="recommend",
+               early_stop=False)
+    assert r.visits.tolist() == visits
+    assert r.move == int(np.argmax(rewards))
+
+
+def test_an_exact_budget_ends_with_the_last_halving():
+    # K = 4, T = 8 with Bernoulli arms: round 0 pulls each arm once, round 1 pulls the two survivors
+    # twice each; the budget is used exactly, so the recommendation must make round 1's halving:
+    # the survivor of the higher round-1 mean (recomputed here from the rewards the search drew),
+    # which need not be the arm of the higher overall mean.
+    probs = [0.5, 0.45, 0.55, 0.5]
+    checked = 0
+    for seed in range(40):
+        game = Arms(probs, np.random.default_rng(seed))
+        r = search(game, "ucb1", iterations=8, seed=Stream(seed), root_policy="seqhalving", final="recommend",
+                   early_stop=False)
+        draws = np.random.default_rng(seed)  # the same rewards, in the order the search played them
+        policy = make_policy("seqhalving").bind(8)
+        batch = policy.init(1, 4)
+        stream, round1 = Stream(seed), {}
+        for step in range(8):
+            arm = int(policy.select(batch, stream)[0])
+            reward = float(draws.random() < probs[arm])
+            policy.update(batch, np.array([arm]), np.array([reward]))
+            if step >= 4:
+                round1.setdefault(arm, []).append(reward)
+        assert sorted(len(v) for v in round1.values()) == [2, 2]
+        means = {a: np.mean(v) for a, v in round1.items()}
+        if len(set(means.values())) == 2:  # (a tie is broken at random)
+            assert r.move == max(means, key=means.get)
+            checked += 1
+    assert checked >= 10
+
+
+def _mctx_sequence(m, budget):
+    """mctx's documented rule for the visit counts of sequential halving with Gumbel (get_sequence_of_
+    considered_visits): phases of m, m/2, ... (at least 2) arms; each phase gives its arms
+    max(1, floor(T / (ceil(log2 m) * arms))) extra visits, one round of the arms at a time; the n-th
+    simulation goes to an arm whose visits equal the n-th entry."""
+    if m <= 1:
+        return list(range(budget))
+    log2max = math.ceil(math.log2(m))
+    sequence, visits, arms = [], [0] * m, m
+    while len(sequence) < budget:
+        for _ in range(max(1, budget // (log2max * arms))):
+            sequence.extend(visits[:arms])
+            visits[:arms] = [v + 1 for v in visits[:arms]]
+        arms = max(2, arms // 2)
+    return sequence[:budget]
+
+
+def test_considered_visits_equal_mctx_s_table():
+    # by hand: m = 4, T = 12: log2 4 = 2; phase 1: 4 arms, floor(12 / 8) = 1 visit each (0 0 0 0);
+    # phase 2: 2 arms, floor(12 / 4) = 3 visits each (1 1 2 2 3 3); phase 3 (2 arms) starts (4 4)
+    assert [considered_visit(4, 12.0, n) for n in range(12)] == [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    for m in (2, 4, 16):
+        for budget in range(2, 65):
+            assert [considered_visit(m, float(budget), n) for n in range(budget)] == _mctx_sequence(m, budget), \
+                (m, budget)
+
+
+# -- one level: the search is the bandit --------------------------------------------------------------
+
+@pytest.mark.parametrize("root", ["halfgreedy", "ucbsqrt:c=2", "gumbel:m=4", "gumbel", "seqhalving", "sr"])
+def test_a_one_level_tree_makes_the_root_scheme_s_choices_and_recommendation(root):
+    # the root's visits and means are the pulls and means of the root policy on one bandit with the
+    # same rewards and stream, and final="recommend" is the policy's recommend after them
+    n = 200
+    r = search(Arms([0.2, 0.5, 0.45, 0.7, 0.1], np.random.default_rng(5)), "ucb1", iterations=n, seed=Stream(7),
+               early_stop=False, root_policy=root, final="recommend")
+    policy = make_policy(root)
+    policy = policy.bind(n) if policy.needs_horizon else policy
+    batch = policy.init(1, 5)
+    rewards, stream = np.random.default_rng(5), Stream(7)
+    for _ in range(n):
+        arm = policy.select(batch, stream)
+        policy.update(batch, arm, np.array([float(rewards.random() < [0.2, 0.5, 0.45, 0.7, 0.1][arm[0]])]))
+    assert r.visits.tolist() == batch.counts[0].tolist()
+    assert np.array_equal(r.values, batch.means[0])
+    assert r.move == int(policy.recommend(batch, stream)[0])
+    assert r.visits.sum() == n  # (the budget accounting of SR+CR: every iteration is one root visit)
+
+
+# -- the Gumbel root and interior ---------------------------------------------------------------------
+
+def _node(counts, means, priors):
+    stats = np.zeros((NVIEW, len(counts)))
+    stats[COUNT], stats[MEAN], stats[PRIOR] = counts, means, priors
+    stats[SUM] = stats[COUNT] * stats[MEAN]
+    return stats
+
+
+def test_completed_q_on_a_hand_built_node():
+    # N = (2, 0, 1), Q = (0.6, -, 0.3), p = (0.5, 0.3, 0.2), c_visit 50, c_scale 1:
+    # v_hat = (2 * 0.6 + 1 * 0.3) / 3 = 0.5; the visited arms' prior-weighted Q = (0.5 * 0.6 + 0.2 * 0.3)
+    # / 0.7 = 0.36 / 0.7; v_mix = (0.5 + 3 * 0.36 / 0.7) / 4 = 0.5107142857...; completed Q = (0.6,
+    # v_mix, 0.3), rescaled by (q - 0.3) / 0.3 = (1, 0.7023809..., 0); sigma = (50 + 2) * that
+    stats = _node([2, 0, 1], [0.6, 0.0, 0.3], [0.5, 0.3, 0.2])
+    out = np.empty(3)
+    sigma_completed_q(50.0, 1.0, 0.5, stats, np.ones(3, bool), out)
+    v_mix = (0.5 + 3 * 0.36 / 0.7) / 4
+    assert np.allclose(out, [52.0, 52.0 * (v_mix - 0.3) / 0.3, 0.0])
+    # interior (gumbelq) with c_scale 0.02: l + sigma = log p + 1.04 (1, 0.70238, 0) =
+    # (0.3469, -0.4735, -1.6094); softmax = (0.6323, 0.2784, 0.0894); minus N / (1 + 3) =
+    # (0.1323, 0.2784, -0.1606): arm 1, although arm 0 has the best mean and the best prior
+    pi = np.exp(np.log([0.5, 0.3, 0.2]) + 1.04 * np.array([1.0, (v_mix - 0.3) / 0.3, 0.0]))
+    pi /= pi.sum()
+    assert np.allclose(pi, [0.6323, 0.2784, 0.0894], atol=1e-4)
+    params = np.array([50.0, 0.02, 0.5])
+    assert gumbelq_select(params, np.zeros(1), np.zeros((1, 3)), stats, np.ones(3, bool), 3.0, Stream(0).state,
+                          np.empty(3)) == 1
+
+
+def test_gumbel_considers_the_top_m_of_g_plus_logits():
+    # fixed draws g and priors p: g + log p = (1.5 - 2.303, -0.2 - 0.916, 0.3 - 1.609, 0 - 1.609, 0.4 - 2.303)
+    # = (-0.803, -1.116, -1.309, -1.609, -1.903): with m = 2 and T = 8 (one phase of 2 arms: visits
+    # 0 0 1 1 2 2 3 3) the first two simulations take arms 0 and 1 (the unvisited arms share one
+    # completed Q, so sigma does not reorder them) and every later one is arm 0 or 1
+    g = np.array([[1.5, -0.2, 0.3, 0.0, 0.4]])
+    p = np.array([0.1, 0.4, 0.2, 0.2, 0.1])
+    params = np.array([8.0, 2.0, 50.0, 1.0, 0.5])
+    state = np.array([1.0])  # drawn
+    stats = _node([0] * 5, [0.0] * 5, p)
+    rewards = [0.3, 0.6, 0.9, 0.9, 0.9]  # (the arms outside the considered set would be better)
+    taken = []
+    for _ in range(8):
+        arm = gumbel_select(params, state, g, stats, np.ones(5, bool), stats[COUNT].sum(), Stream(1).state,
+                            np.empty(5))
+        taken.append(arm)
+        stats[SUM, arm] += rewards[arm]
+        stats[COUNT, arm] += 1
+        stats[MEAN, arm] = stats[SUM, arm] / stats[COUNT, arm]
+    assert taken[:2] == [0, 1] and set(taken) == {0, 1}
+    assert stats[COUNT].tolist() == [4, 4, 0, 0, 0]
+
+
+@pytest.mark.slow  # (the evaluator's loop with a root policy compiles outside the default tier)
+def test_the_gumbel_root_finds_every_forced_win_at_16_simulations():
+    # exact values (tic-tac-toe's minimax value as the evaluator's) and uniform priors: the Gumbel root
+    # visits every move once (K <= 7 < m = 16), then halves on g + l + sigma, where a winning move's
+    # completed Q (1) puts sigma >= 51 above a non-winning one's 0 or 1/2 rescaled
+    found = positions_with_a_forced_win(30)
+    for g in found:
+        move = search(g, "gumbelq", iterations=16, seed=0, evaluator=exact, root_policy="gumbel",
+                      final="recommend").move
+        h = g.copy()
+        h.play(move)
+        assert (h.terminal() and h.reward(g.to_move) == 1.0) or value_of(h.state) == 0.0, str(g)
+
+
+# -- the slot's options -------------------------------------------------------------------------------
+
+def test_final_recommend_in_player_specs_and_its_refusal():
+    p = make_player("ucb1:c=0.5,root_policy=(gumbel:m=4,c_scale=0.1),final=recommend", playouts=100)
+    assert p.options.root_policy == "gumbel:m=4,c_scale=0.1" and p.options.final == "recommend"
+    assert p.choose(make_game("connect4"), 0) in range(7)
+    with pytest.raises(ValueError, match="final='recommend' does not combine with parallel='root'"):
+        search(make_game("connect4"), "ucb1", iterations=100, threads=2, parallel="root", final="recommend")
+    with pytest.raises(ValueError, match="final must be"):
+        search(make_game("connect4"), "ucb1", iterations=100, final="best")
+
+
+def test_the_tree_policy_recommends_without_a_root_policy():
+    # final="recommend" without a root policy: the tree policy's recommend (UCB1's default: the best
+    # mean, ties at random); on one level that is the arm of the highest mean
+    r = search(Fixed([0.2, 0.9, 0.5]), "ucb1", iterations=30, seed=0, final="recommend", early_stop=False)
+    assert r.move == 1
+
+
+@pytest.mark.parametrize("game", ["connect4", "nim"])
+@pytest.mark.parametrize("root", ["seqhalving", "halfgreedy", "ucbsqrt", "gumbel"])
+def test_every_scheme_with_a_plugin_below_plays_legal_moves(game, root):
+    g = make_game(game, stones=9) if game == "nim" else make_game(game)
+    for final in ("recommend", "robust"):
+        r = search(g, "root_ucb:c=0.7", iterations=300, seed=2, root_policy=root, final=final)
+        assert r.move in g.legal_moves() and r.visits.sum() == r.iterations
