@@ -159,6 +159,18 @@ def test_lz_analyze_bad_tags_and_players():
         "? analysis needs an MCTS player (a bandit policy spec), not 'random'\n\n" * 2)
 
 
+def test_lz_analyze_with_a_root_policy_bound_to_a_budget_is_refused_and_the_engine_goes_on():
+    # lz-analyze grows a search open-ended (by time), and sequential halving needs its budget up front:
+    # the answer is one "?" line (the search's own refusal), then the engine answers the next commands
+    e = GtpEngine(game="go", size=5, komi=0.5, player="ucb1:c=0.5,root_policy=seqhalving,final=recommend",
+                  playouts=PLAYOUTS, seed=SEED)
+    out = session(e, POSITION + b"lz-analyze w 10\nname\nplay w D4\n")
+    answers = out.split("\n\n")
+    refusal = answers[4]
+    assert refusal.startswith("? root_policy 'seqhalving") and "needs a horizon" in refusal and "\n" not in refusal
+    assert answers[5:8] == ["= banditree", "= ", ""]
+
+
 def test_lz_analyze_streams_over_a_pipe_until_the_next_command():
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     proc = subprocess.Popen([sys.executable, "-m", "testbeds.cli", "gtp", "--game", "go", "--size", "5",

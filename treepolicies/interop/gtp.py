@@ -214,8 +214,12 @@ class GtpEngine:
             return False
         try:
             session = self._lz_session(words[1:])
-        except GtpError as exc:
-            out.write(f"?{cid} {exc}\n\n")
+            # (the first interval before "=": a player whose search cannot run open-ended, e.g. a
+            # policy bound to a budget, is answered "?" in one line, and the engine goes on)
+            line = session.step() if session is not None else None
+        except (GtpError, ValueError) as exc:
+            message = str(exc).replace("\n", " ")
+            out.write(f"?{cid} {message}\n\n")
             out.flush()
             return None
         out.write(f"={cid}\n")
@@ -230,12 +234,13 @@ class GtpEngine:
         reader = threading.Thread(target=read, daemon=True, name="gtp-lz-analyze-input")
         reader.start()
         interval = session.request.interval / 100.0 if session is not None else 0.0
-        while session is not None:
-            out.write(session.step() + "\n")
+        while line is not None:
+            out.write(line + "\n")
             out.flush()
             pause = interval if (session.iterations is not None or session.full) else 0.0
             if arrived.wait(pause):
                 break
+            line = session.step()
         out.write("\n")
         out.flush()
         reader.join()
