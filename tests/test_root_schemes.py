@@ -222,3 +222,31 @@ def test_every_scheme_with_a_plugin_below_plays_legal_moves(game, root):
     for final in ("recommend", "robust"):
         r = search(g, "root_ucb:c=0.7", iterations=300, seed=2, root_policy=root, final=final)
         assert r.move in g.legal_moves() and r.visits.sum() == r.iterations
+
+
+GAMES = [("tictactoe", {}), ("connect4", {}), ("go", {"size": 5}), ("nogo", {"size": 5})]
+MODES = {"one thread": {}, "parallel='tree'": dict(threads=2, parallel="tree"),
+         "parallel='leaf'": dict(threads=2, parallel="leaf")}
+
+
+@pytest.mark.slow  # (the root loops of Go, NoGo and the threaded executors compile outside the default tier)
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("game_name, options", GAMES, ids=[g for g, _ in GAMES])
+def test_every_scheme_on_every_compiled_game_and_executor_keeps_the_tree_s_accounts(game_name, options, mode):
+    # conformance: each root scheme over a user's plugin (root_ucb) on each compiled game and executor:
+    # a legal move, root visits = the iterations (SR+CR's and the halving schemes' budget accounting),
+    # and under tree parallelism the tree's invariants (test_parallel.check_tree: counts add up, no
+    # virtual loss left, blocks allocated once); final=recommend is the scheme's own recommendation,
+    # recomputed here from the root's statistics for the best-mean samplers
+    from test_parallel import check_tree
+
+    game = make_game(game_name, **options)
+    for root in ("seqhalving", "halfgreedy", "ucbsqrt", "gumbel:m=4"):
+        r = search(game, "root_ucb:c=0.7", iterations=400, seed=5, root_policy=root, final="recommend",
+                   early_stop=False, **MODES[mode])
+        assert r.move in game.legal_moves() and r.iterations == 400 and r.visits.sum() == 400, root
+        if mode == "parallel='tree'":
+            check_tree(r.tree, 400)
+        if root in ("halfgreedy", "ucbsqrt"):  # their recommendation: the best mean (ties at random)
+            best = max(v for v, n in zip(r.values, r.visits) if n > 0)
+            assert r.values[r.moves.index(r.move)] == best, root
