@@ -162,78 +162,6 @@ def _position_of_impl(cfg, dag, c):
     return lambda cfg, dag, c: c
 
 
-def _lock(cfg, par, q):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_lock, prefer_literal=True, inline="always")
-def _lock_impl(cfg, par, q):
-    if config_of(cfg).executor == "tree":
-        return lambda cfg, par, q: lock(par.locks, q)
-    return lambda cfg, par, q: None
-
-
-def _unlock(cfg, par, q):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_unlock, prefer_literal=True, inline="always")
-def _unlock_impl(cfg, par, q):
-    if config_of(cfg).executor == "tree":
-        return lambda cfg, par, q: unlock(par.locks, q)
-    return lambda cfg, par, q: None
-
-
-def _cut(cfg, depth, max_depth):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_cut, prefer_literal=True, inline="always")
-def _cut_impl(cfg, depth, max_depth):
-    if config_of(cfg).storage == "dag":  # a DAG may hold cycles (Go's captures): descents are cut
-        return lambda cfg, depth, max_depth: depth >= max_depth
-    return lambda cfg, depth, max_depth: False
-
-
-def _ready(cfg, tree, dag, q, seen):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_ready, prefer_literal=True, inline="always")
-def _ready_impl(cfg, tree, dag, q, seen):
-    c = config_of(cfg)
-    if c.leaf == "eval":  # the evaluator expands every leaf it values (treepolicies.mcts.evaluate)
-        return lambda cfg, tree, dag, q, seen: False
-    if c.storage == "dag":  # a position's second arrival (pvis counts the real ones)
-        return lambda cfg, tree, dag, q, seen: q == 0 or dag.pvis[q] > 0.0
-    if c.executor == "tree":  # the real visits read under the parent's lock (COUNT holds virtual ones)
-        return lambda cfg, tree, dag, q, seen: tree.parent[q] < 0 or seen > 0.0
-    return lambda cfg, tree, dag, q, seen: tree.parent[q] < 0 or tree.stats[COUNT, q] > 0.0
-
-
-def _expand(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_expand, prefer_literal=True, inline="always")
-def _expand_impl(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):
-    """Expand position q at ``s``: its legal moves, with a prior kernel their priors (children in
-    decreasing prior order), then :func:`expand_rows`."""
-    c = config_of(cfg)
-    g, prkey, enhanced = c.game, c.prior, c.enhanced
-
-    def impl(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts):
-        moves = x.moves
-        n = calls.legal(g, s, moves)
-        with_prior = enhanced and opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
-        if with_prior:
-            calls.prior_call(prkey, s, moves, n, x.pbuf)
-            order_by_prior(moves, x.pbuf, n)
-        return expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, calls.to_move(g, s), x, with_prior,
-                           opts)
-    return impl
-
-
 def expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior, opts):  # pragma: no cover
     raise NotImplementedError
 
@@ -344,160 +272,157 @@ def _undo_descent_impl(cfg, tree, path, depth, vl, par):
     return lambda cfg, tree, path, depth, vl, par: None
 
 
-def _pick(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_pick, prefer_literal=True, inline="always")
-def _pick_impl(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):
-    c = config_of(cfg)
-    rooted, enhanced = c.root != "", c.enhanced
-    if c.storage == "dag":
-        def on_dag(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):
-            viewed = enhanced and (opts[O_RAVE] > 0.0 or x.shown.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0)
-            if viewed:
-                ref = opts[O_REF]
-                r = dag_grave_reference(dag, x.path, depth, ref) if ref > 0.0 else q
-                if rooted and q == 0:
-                    return pick_view(pkr, rparams, tree, dag, q, x.valid, x.rng, x.work, solver, opts, x.shown, r,
-                                     x.cmap)
-                return pick_view(pk, params, tree, dag, q, x.valid, x.rng, x.work, solver, opts, x.shown, r, x.cmap)
-            if rooted and q == 0:
-                return pick(pkr, rparams, tree, dag, q, x.valid, x.rng, x.work, solver)
-            return pick(pk, params, tree, dag, q, x.valid, x.rng, x.work, solver)
-        return on_dag
-
-    def on_tree(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts):
-        viewed = enhanced and (opts[O_RAVE] > 0.0 or x.shown.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0)
-        if viewed:
-            if rooted and q == 0:
-                return select_child_view(tree, q, pkr, rparams, x.valid, x.rng, x.work, solver, opts, x.shown, x.cmap)
-            return select_child_view(tree, q, pk, params, x.valid, x.rng, x.work, solver, opts, x.shown, x.cmap)
-        if rooted and q == 0:
-            return select_child(tree, q, pkr, rparams, x.valid, x.rng, x.work, solver)
-        return select_child(tree, q, pk, params, x.valid, x.rng, x.work, solver)
-    return on_tree
-
-
-def _picked(cfg, tree, par, c, vl):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_picked, prefer_literal=True, inline="always")
-def _picked_impl(cfg, tree, par, c, vl):
-    if config_of(cfg).executor == "tree":
-        def with_virtual_loss(cfg, tree, par, c, vl):
-            """Under the chooser's lock: c's real visits, then V virtual visits and one pending descent."""
-            stats = tree.stats
-            seen = stats[COUNT, c] - vl * par.pend[c]
-            if vl > 0.0:
-                stats[COUNT, c] += vl
-                refresh(stats, c)
-            par.pend[c] += 1
-            return seen
-        return with_virtual_loss
-    return lambda cfg, tree, par, c, vl: 1.0
-
-
-def _link(cfg, dag, par, c, s):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_link, prefer_literal=True, inline="always")
-def _link_impl(cfg, dag, par, c, s):
-    conf = config_of(cfg)
-    if conf.storage != "dag":
-        return lambda cfg, dag, par, c, s: None
-    kkey = conf.key
-    if conf.executor == "tree":
-        def shared(cfg, dag, par, c, s):
-            if dag.canon[c] < 0:
-                link_locked(dag, par.table, c, calls.position(kkey, s))
-        return shared
-
-    def single(cfg, dag, par, c, s):
-        if dag.canon[c] < 0:
-            link(dag, c, calls.position(kkey, s))
-    return single
-
-
-def _is_new(cfg, dag, c):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_is_new, prefer_literal=True, inline="always")
-def _is_new_impl(cfg, dag, c):
-    if config_of(cfg).storage == "dag":  # a known position (a transposition): the descent goes on from it
-        return lambda cfg, dag, c: dag.canon[c] == c
-    return lambda cfg, dag, c: True
-
-
-def _rave_on(cfg, opts):  # pragma: no cover
-    raise NotImplementedError
-
-
-@overload(_rave_on, prefer_literal=True, inline="always")
-def _rave_on_impl(cfg, opts):
-    if config_of(cfg).enhanced:
-        return lambda cfg, opts: opts[O_RAVE] > 0.0
-    return lambda cfg, opts: False
-
-
 # ------------------------------------------------------------------------------------------------
 # the steps
 
 
-@nb.njit(cache=True, inline="always")
-def descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):
+def descend(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):  # pragma: no cover
     """Step 1 (module docstring): from the root to the node the iteration ends at.
 
     Plays the moves on ``x.s`` (from ``root_state``), writes the rows taken to ``x.path[:depth]`` and
     with RAVE the plies to ``x.plies[:depth]``.  Returns (status, node, depth): RUNNING, or
     FULL_STATUS (no room to expand: nothing recorded) or BAD_ARM (the policy's select kernel
     returned an arm outside its children).  ``node`` is the last row taken (the root: 0).
+
+    Compiled per config (the overload below).  Its loop calls the storages' and the game's kernels
+    itself, its variants chosen by branches on the config's values (compile-time constants: numba
+    prunes the branches a config does not take), not through the small hooks above: a hook inlined
+    in the loop binds its array arguments anew at every step, and numba counts a reference for
+    each array of each binding (an atomic call each) wherever a call follows before the binding
+    ends (the policy's select, the game's play) -- some 30 calls a step, which halved the speed of
+    a search on Connect Four.
     """
-    g = config_of_game(cfg)
-    s = x.s
-    s[:] = root_state
-    rave = _rave_on(cfg, opts)
-    node = 0
-    depth = 0
-    seen = 1.0
-    while True:
-        q = position_of(cfg, dag, node)
-        _lock(cfg, par, q)
-        if solver and tree.proven[q] >= 0.0:
-            _unlock(cfg, par, q)
-            break
-        fresh = False
-        if tree.first[q] < 0:
-            if _cut(cfg, depth, max_depth) or calls.terminal(g, s) or not _ready(cfg, tree, dag, q, seen):
-                _unlock(cfg, par, q)
+    raise NotImplementedError
+
+
+@overload(descend, prefer_literal=True, inline="always")
+def _descend_impl(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):
+    c = config_of(cfg)
+    kernels = calls.KERNELS[c.game]
+    legal_k, play_k, to_move_k, terminal_k = kernels.legal, kernels.play, kernels.to_move, kernels.terminal
+    on_dag, locked, rooted, enhanced = c.storage == "dag", c.executor == "tree", c.root != "", c.enhanced
+    evaluated = c.leaf == "eval"
+    prkey = c.prior
+    key_k = calls.KERNELS[c.key] if on_dag else None
+
+    def impl(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):
+        s = x.s
+        s[:] = root_state
+        rave = False
+        if enhanced:
+            rave = opts[O_RAVE] > 0.0
+        node = 0
+        depth = 0
+        seen = 1.0
+        while True:
+            q = node
+            if on_dag:
+                q = dag.canon[node]
+            if locked:
+                lock(par.locks, q)
+            if solver and tree.proven[q] >= 0.0:
+                if locked:
+                    unlock(par.locks, q)
                 break
-            if _expand(cfg, pk, params, pkr, rparams, tree, dag, q, s, x, opts) == FULL:
-                _unlock(cfg, par, q)
-                return FULL_STATUS, node, depth
-            fresh = True
-        elif _cut(cfg, depth, max_depth):
-            _unlock(cfg, par, q)
-            break
-        c = _pick(cfg, pk, params, pkr, rparams, tree, dag, q, depth, x, solver, opts)
-        if c == NO_CHILD:
-            _unlock(cfg, par, q)
-            return BAD_ARM, node, depth
-        seen = _picked(cfg, tree, par, c, vl)
-        _unlock(cfg, par, q)
-        mv = tree.move[c]
-        if rave:
-            x.plies[depth] = 2 * mv + calls.to_move(g, s)
-        calls.play(g, s, mv)
-        x.path[depth] = c
-        depth += 1
-        _link(cfg, dag, par, c, s)
-        node = c
-        if fresh and _is_new(cfg, dag, c):
-            break
-    return RUNNING, node, depth
+            fresh = False
+            cut = False
+            if on_dag:  # a DAG may hold cycles (Go's captures): descents are cut
+                cut = depth >= max_depth
+            if tree.first[q] < 0:
+                # ready: the root at once, any other node at its second arrival (on a DAG the
+                # position's real visits; with threads the real visits read under the parent's
+                # lock; the evaluator expands every leaf it values itself)
+                if evaluated:
+                    ready = False
+                elif on_dag:
+                    ready = q == 0 or dag.pvis[q] > 0.0
+                elif locked:
+                    ready = tree.parent[q] < 0 or seen > 0.0
+                else:
+                    ready = tree.parent[q] < 0 or tree.stats[COUNT, q] > 0.0
+                if cut or terminal_k(s) or not ready:
+                    if locked:
+                        unlock(par.locks, q)
+                    break
+                # expand q: its legal moves, with a prior kernel their priors (children in
+                # decreasing prior order), then expand_rows
+                moves = x.moves
+                n = legal_k(s, moves)
+                with_prior = False
+                if enhanced:
+                    with_prior = opts[O_PRIOR] > 0.0 and tree.prior.shape[0] == tree.parent.shape[0]
+                    if with_prior:
+                        calls.prior_call(prkey, s, moves, n, x.pbuf)
+                        order_by_prior(moves, x.pbuf, n)
+                if expand_rows(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, to_move_k(s), x, with_prior,
+                               opts) == FULL:
+                    if locked:
+                        unlock(par.locks, q)
+                    return FULL_STATUS, node, depth
+                fresh = True
+            elif cut:
+                if locked:
+                    unlock(par.locks, q)
+                break
+            # the policy of q picks a child (the root policy at the root)
+            viewed = False
+            if enhanced:
+                viewed = opts[O_RAVE] > 0.0 or x.shown.shape[0] > FIRST or opts[O_WIDEN_K] > 0.0
+            if on_dag:
+                if viewed:
+                    ref = opts[O_REF]
+                    r = dag_grave_reference(dag, x.path, depth, ref) if ref > 0.0 else q
+                    if rooted and q == 0:
+                        ch = pick_view(pkr, rparams, tree, dag, q, x.valid, x.rng, x.work, solver, opts, x.shown, r,
+                                       x.cmap)
+                    else:
+                        ch = pick_view(pk, params, tree, dag, q, x.valid, x.rng, x.work, solver, opts, x.shown, r,
+                                       x.cmap)
+                elif rooted and q == 0:
+                    ch = pick(pkr, rparams, tree, dag, q, x.valid, x.rng, x.work, solver)
+                else:
+                    ch = pick(pk, params, tree, dag, q, x.valid, x.rng, x.work, solver)
+            elif viewed:
+                if rooted and q == 0:
+                    ch = select_child_view(tree, q, pkr, rparams, x.valid, x.rng, x.work, solver, opts, x.shown, x.cmap)
+                else:
+                    ch = select_child_view(tree, q, pk, params, x.valid, x.rng, x.work, solver, opts, x.shown, x.cmap)
+            elif rooted and q == 0:
+                ch = select_child(tree, q, pkr, rparams, x.valid, x.rng, x.work, solver)
+            else:
+                ch = select_child(tree, q, pk, params, x.valid, x.rng, x.work, solver)
+            if ch == NO_CHILD:
+                if locked:
+                    unlock(par.locks, q)
+                return BAD_ARM, node, depth
+            if locked:  # under the chooser's lock: ch's real visits, then V virtual visits and one pending descent
+                stats = tree.stats
+                seen = stats[COUNT, ch] - vl * par.pend[ch]
+                if vl > 0.0:
+                    stats[COUNT, ch] += vl
+                    refresh(stats, ch)
+                par.pend[ch] += 1
+                unlock(par.locks, q)
+            mv = tree.move[ch]
+            if rave:
+                x.plies[depth] = 2 * mv + to_move_k(s)
+            play_k(s, mv)
+            x.path[depth] = ch
+            depth += 1
+            if on_dag and dag.canon[ch] < 0:  # the position reached, linked to its node
+                if locked:
+                    link_locked(dag, par.table, ch, key_k(s))
+                else:
+                    link(dag, ch, key_k(s))
+            node = ch
+            if fresh:
+                if on_dag:  # a known position (a transposition): the descent goes on from it
+                    if dag.canon[ch] == ch:
+                        break
+                else:
+                    break
+        return RUNNING, node, depth
+    return impl
 
 
 def config_of_game(cfg):  # pragma: no cover - compiled only
