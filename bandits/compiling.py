@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-__all__ = ["notice", "interrupts_delivered", "kernel_errors", "KernelErrors", "cache_report", "track"]
+__all__ = ["notice", "interrupts_delivered", "kernel_errors", "KernelErrors", "cache_report", "track", "say"]
 
 #: generated dispatchers (closures made per policy or per game), for cache_report
 _TRACKED: list = []
@@ -177,6 +177,14 @@ def _write_line(line: str, out) -> None:
 
     tqdm.write(line, file=out)
     out.flush()
+
+
+def say(line: str, stream=None) -> None:
+    """Write ``banditree: <line>`` on standard error as :func:`notice` does: one whole line, above a
+    progress bar, from the main process only (a worker process says nothing).  For what a
+    compilation outside a notice block has to tell, e.g. a search loop compiled in the background."""
+    if _speaks():
+        _write_line(f"banditree: {line}", stream if stream is not None else sys.stderr)
 
 
 class _Block:

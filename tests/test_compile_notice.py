@@ -24,7 +24,7 @@ import numba
 import pytest
 from tqdm import tqdm
 
-from bandits.compiling import notice
+from bandits.compiling import notice, say
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHED = "(first run only, cached on disk afterwards) ..."
@@ -191,6 +191,31 @@ def test_the_line_starts_a_line_of_its_own_under_a_progress_bar():
     at = text.index("banditree: compiling a fresh function")
     assert text[at - 1] in "\r\n", repr(text)  # the bar was cleared first (tqdm.write)
     assert text[at:].startswith(f"banditree: compiling a fresh function {UNCACHED}\n"), repr(text)
+
+
+def test_say_writes_one_whole_line_under_a_progress_bar():
+    # the background compilation of a specialised search loop speaks through say(): like notice(),
+    # its line starts a line of its own under a bar and ends with a newline
+    out = io.StringIO()
+    bar = tqdm(total=10, file=out, desc="search")
+    bar.update(1)
+    say("compiled the faster search loop for connect4 in 3.0 s", stream=out)
+    bar.close()
+    text = out.getvalue()
+    at = text.index("banditree: compiled the faster")
+    assert text[at - 1] in "\r\n", repr(text)
+    assert text[at:].startswith("banditree: compiled the faster search loop for connect4 in 3.0 s\n"), repr(text)
+
+
+def _child_say(_):
+    out = io.StringIO()
+    say("a line from a worker", stream=out)
+    return out.getvalue()
+
+
+def test_say_in_a_worker_process_writes_nothing():
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.map(_child_say, [0]) == [""]
 
 
 def _child_notice(_):

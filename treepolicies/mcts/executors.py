@@ -248,26 +248,26 @@ def auto_account(run, seconds) -> None:
     if entry["spent"] < AUTO_SPECIALIZE_AFTER:
         return
     entry["state"] = "compiling"
-    import sys
     import threading
+
+    from bandits.compiling import say
 
     name = f"{_name(run.game)} with {run.policy.name!r}"
     sigs = entry["sigs"]
 
     def work():
         start = time.perf_counter()
-        print(f"banditree: compiling a faster search loop for {name} in the background (a long run; first run "
-              "only, cached on disk afterwards) ...", file=sys.stderr, flush=True)
+        say(f"compiling a faster search loop for {name} in the background (a long run; first run only, cached "
+            "on disk afterwards) ...")
         try:
             for disp, sig in sigs:
                 disp.compile(sig)
         except Exception as exc:  # pragma: no cover - the shared loop goes on; say why once
-            print(f"banditree: the faster loop for {name} did not compile ({type(exc).__name__}: {exc}); the shared "
-                  "loop goes on", file=sys.stderr, flush=True)
+            say(f"the faster loop for {name} did not compile ({type(exc).__name__}: {exc}); the shared loop goes on")
             return
         entry["state"] = "ready"
-        print(f"banditree: compiled the faster search loop for {name} in {time.perf_counter() - start:.1f} s; the "
-              "searches from now on use it", file=sys.stderr, flush=True)
+        say(f"compiled the faster search loop for {name} in {time.perf_counter() - start:.1f} s; the searches from "
+            "now on use it")
 
     threading.Thread(target=work, name="banditree-specialize", daemon=True).start()
 
