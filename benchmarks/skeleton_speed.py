@@ -157,19 +157,28 @@ search(g, "ucb1:c=0.5", iterations=n, seed=1, early_stop=False, specialize=False
 
 
 def valgrind(args):
-    """Instructions of a plain search (minus those of the 200-iteration warm-up alone), old and new."""
+    """Instructions of a plain search (minus those of the 200-iteration warm-up alone), old and new.
+
+    valgrind reports a CPU of its own, so numba's disk cache (keyed by the CPU) would miss and the
+    whole loop compile under valgrind (hours): every run here compiles for the generic CPU
+    (``NUMBA_CPU_NAME=generic``) into a cache of its own, filled by one run outside valgrind first,
+    and callgrind counts only inside the search loop (``--toggle-collect``)."""
     print("instructions (valgrind callgrind) of a plain ucb1:c=0.5 search, the shared loop, minus the warm-up")
+    loops = {"old": "*compiled6_build*", "new": "*loops12_make_single*"}
     for game, n in (("connect4", 20_000), ("go", 5_000)):
         counts = {}
         for name, tree in (("old", args.old), ("new", HERE)):
             totals = []
-            for iters in (n, 1):
-                with tempfile.TemporaryDirectory() as tmp:
-                    out = os.path.join(tmp, "cg.out")
-                    script = _VALGRIND if name == "new" else _VALGRIND.replace(", specialize=False", "")
+            script = _VALGRIND if name == "new" else _VALGRIND.replace(", specialize=False", "")
+            with tempfile.TemporaryDirectory() as cache:
+                env = {**os.environ, "PYTHONPATH": tree, "NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": cache}
+                subprocess.run([sys.executable, "-c", script, game, "1"], cwd=tree, env=env, check=True,
+                               capture_output=True)
+                for iters in (n, 1):
+                    out = os.path.join(cache, "cg.out")
                     proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                                           sys.executable, "-c", script, game, str(iters)], cwd=tree,
-                                          env={**os.environ, "PYTHONPATH": tree}, capture_output=True, text=True)
+                                           f"--toggle-collect={loops[name]}", sys.executable, "-c", script, game,
+                                           str(iters)], cwd=tree, env=env, capture_output=True, text=True)
                     m = re.search(r"Collected : (\d+)", proc.stderr)
                     totals.append(int(m.group(1)))
             counts[name] = totals[0] - totals[1]
