@@ -131,7 +131,7 @@ def _start(params, state, arm_state, stats, valid, t, target):
 
 
 @nb.njit(cache=True)
-def _give(state, arm_state, stats, c, visits):
+def _give(state, arm_state, c, visits):
     """Open child c's segment up to ``visits`` (its call target, handed down as END)."""
     arm_state[SEG, c] = state[RID]
     arm_state[END, c] = visits
@@ -163,7 +163,7 @@ def shot_select(params, state, arm_state, stats, valid, t, rng, work):
         c = int(order[0])
         if valid[c]:
             if arm_state[SEG, c] != state[RID] or n[c] >= arm_state[END, c]:
-                return _give(state, arm_state, stats, c, n[c] + left)
+                return _give(state, arm_state, c, n[c] + left)
             return c
     while size > 1:
         while state[POS] < size:
@@ -178,7 +178,7 @@ def shot_select(params, state, arm_state, stats, valid, t, rng, work):
                         want = max(want, left - (state[CUM] - n[int(order[1])]))
                     want = min(want, left)
                     if want > 0.0:
-                        return _give(state, arm_state, stats, c, n[c] + want)
+                        return _give(state, arm_state, c, n[c] + want)
                     arm_state[SEG, c] = state[RID]
             state[POS] += 1.0
         _sort(arm_state, stats, size)      # the round is over: keep the better half
@@ -190,7 +190,7 @@ def shot_select(params, state, arm_state, stats, valid, t, rng, work):
     for j in range(order.shape[0]):        # budget left after the schedule: the best valid survivor
         c = int(order[j])
         if valid[c]:
-            return _give(state, arm_state, stats, c, n[c] + left)
+            return _give(state, arm_state, c, n[c] + left)
     return argmax_random(_uct(params, stats, valid, t, work), rng)
 
 
