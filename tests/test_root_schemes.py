@@ -377,3 +377,29 @@ def test_shot_and_hmcts_on_every_compiled_game_and_executor_keep_the_tree_s_acco
         if mode == "one thread":
             again = search(game, policy, iterations=400, seed=5, root_policy=root, early_stop=False)
             assert np.array_equal(r.visits, again.visits), (policy, root)
+
+
+def test_a_reused_tree_gives_shot_s_root_a_new_call_of_the_iterations():
+    # the subtree below the move played keeps its visits n; the next search's root call has target
+    # n + iterations (SHOT: budgetNode + budget) and spends it exactly
+    from bandits.zoo.shot import TARGET
+    from treepolicies.mcts.search import reroot
+
+    g = make_game("tictactoe")
+    first = search(g, "shot", iterations=300, seed=4, early_stop=False)
+    g.play(first.move)
+    tree = reroot(first.tree, first.move)
+    n = tree.stats[COUNT, 0]
+    again = search(g, "shot", iterations=300, seed=5, early_stop=False, tree=tree)
+    assert n > 0 and again.tree.pstate[0, TARGET] == n + 300 == again.tree.stats[COUNT, 0]
+
+
+@pytest.mark.slow  # (the loops with SHOT's code compiled in are variants of their own)
+@pytest.mark.parametrize("policy", ["shot", "hmcts:threshold=20"])
+def test_shot_s_specialised_loop_searches_as_the_shared_one(policy):
+    # the hands_down flag is a constant in a specialised loop and a field of the kernels in the shared
+    # one: the same tree bit for bit
+    g = make_game("tictactoe")
+    a = search(g, policy, iterations=300, seed=4, early_stop=False, specialize=False)
+    b = search(g, policy, iterations=300, seed=4, early_stop=False, specialize=True)
+    assert np.array_equal(a.tree.stats[:, :a.tree.size], b.tree.stats[:, :b.tree.size]) and a.move == b.move
