@@ -196,8 +196,11 @@ def shot_select(params, state, arm_state, stats, valid, t, rng, work):
 
 @nb.njit(cache=True)
 def shot_recommend(params, state, arm_state, stats, valid, rng, out):
-    """out[b]: the first valid arm of ORDER (SHOT's best arm: the survivor of the last sort)."""
+    """out[b]: SHOT's best arm: the round in progress's arms (ORDER[:SIZE]) sorted by mean, as the
+    round's end would sort them (a budget used exactly ends before that sort), and the first valid
+    one (arm_state: a copy, changed here)."""
     for b in range(valid.shape[0]):
+        _sort(arm_state[b], stats[b], int(state[b, SIZE]))
         out[b] = 0
         for j in range(valid.shape[1]):
             c = int(arm_state[b, ORDER, j])
