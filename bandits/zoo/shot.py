@@ -226,7 +226,7 @@ HMCTS = bandits.stateful_policy(
     "hmcts", select=shot_select, init=shot_init, recommend=shot_recommend, state_width=8, arm_state_width=3,
     hands_down=True,
     horizon=bandits.Param(None, doc="the root's budget (bound to the search's iterations)"),
-    c=bandits.Param(math.sqrt(2.0), low=0.0, high=1e9, doc="UCT's c below the threshold"),
+    c=bandits.Param(math.sqrt(2.0), low=0.0, high=1e9, doc="UCT's c below the threshold ([OURS] default: UCB1's sqrt 2)"),
     threshold=bandits.Param(100, low=1, high=1e12,
                             doc="B: SHOT at a node whose budget is at least B, UCT below ([OURS] default 100)"),
     doc="H-MCTS (Pepels, Cazenave, Winands & Lanctot 2014): SHOT where a node's budget is at least B, "
