@@ -46,7 +46,7 @@ from numba.extending import overload, typeof_impl
 from bandits.static import static_init, static_record, static_select
 from bandits.stats import record
 
-__all__ = ["INIT_SIG", "SELECT_SIG", "RECORD_SIG", "Kernel", "PolicyKernels", "init_row", "select_row",
+__all__ = ["INIT_SIG", "SELECT_SIG", "RECORD_SIG", "Kernel", "PolicyKernels", "handed_down", "init_row", "select_row",
            "record_row", "init_batch", "select_batch", "record_batch"]
 
 _F1 = types.float64[::1]
@@ -87,13 +87,15 @@ class Kernel(WrapperAddressProtocol):
 
 
 class PolicyKernels(NamedTuple):
-    """A policy's kernels (module docstring); ``has_init`` / ``has_record`` skip the no-op ones."""
+    """A policy's kernels (module docstring); ``has_init`` / ``has_record`` skip the no-op ones;
+    ``hands_down``: the policy reads what its parent's policy handed down (:func:`handed_down`)."""
 
     init: Any
     select: Any
     on_record: Any
     has_init: bool
     has_record: bool
+    hands_down: bool = False
 
 
 # numba types an argument on every call from Python; building a FunctionType (and the named tuple
@@ -112,9 +114,27 @@ def _typeof_policy_kernels(val, c):
     hit = _PK_TYPES.get(id(val))
     if hit is None or hit[0] is not val:
         nbtype = types.NamedTuple([val.init.numba_type, val.select.numba_type, val.on_record.numba_type,
-                                   types.boolean, types.boolean], PolicyKernels)
+                                   types.boolean, types.boolean, types.boolean], PolicyKernels)
         hit = _PK_TYPES[id(val)] = (val, nbtype)
     return hit[1]
+
+
+def handed_down(pk):  # pragma: no cover - compiled only (overload below)
+    """True when the policy ``pk`` declares ``hands_down`` (a Policy class attribute): a tree then
+    writes, before the policy selects at a node other than the root, the node's own per-arm state
+    row 0 (what its parent's policy wrote for it, e.g. SHOT's budget of the child) to the node's
+    state[0] (treepolicies.mcts.tree._select_in); the policy's init sets state[0] for the root."""
+    raise NotImplementedError
+
+
+@overload(handed_down, prefer_literal=True, inline="always")
+def _handed_down_impl(pk):
+    if isinstance(pk, types.StringLiteral):
+        from bandits.static import static_hands_down
+
+        flag = static_hands_down(pk.literal_value)
+        return lambda pk: flag
+    return lambda pk: pk.hands_down
 
 
 def _init(pk, params, state, arm_state, valid):  # pragma: no cover - compiled only (overloads below)

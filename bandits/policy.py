@@ -80,6 +80,9 @@ class Policy:
     kernel_spec: ClassVar[Any] = None
     state_width: ClassVar[int] = 0
     arm_state_width: ClassVar[int] = 0
+    #: a search tree hands the policy at each non-root node, in state[0], its per-arm state row 0 as
+    #: the parent's policy wrote it (a budget passed down: SHOT; bandits.kernels.handed_down)
+    hands_down: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         self._param_values = dict(params)

@@ -179,7 +179,7 @@ def _pack_value(name, param: Param, value) -> float:
 
 
 def _declared_class(name: str, kspec: KernelSpec, params: dict, state_width: int, arm_state_width: int,
-                    doc: str | None, module: str, recommend: Callable | None = None):
+                    doc: str | None, module: str, recommend: Callable | None = None, hands_down: bool = False):
     from bandits.policy import Policy
 
     declared = {key: _as_param(key, value) for key, value in params.items()}
@@ -204,7 +204,7 @@ def _declared_class(name: str, kspec: KernelSpec, params: dict, state_width: int
     namespace = {
         "name": name, "state_width": state_width, "arm_state_width": arm_state_width,
         "kernel_spec": kspec, "declared_params": declared, "__init__": __init__, "_pack": _pack,
-        "__doc__": doc or _describe(name, kspec, declared), "__module__": module,
+        "__doc__": doc or _describe(name, kspec, declared), "__module__": module, "hands_down": bool(hands_down),
     }
     if "horizon" in declared and declared["horizon"].default is None:
         namespace["needs_horizon"] = property(lambda self: self.horizon is None)
@@ -261,7 +261,8 @@ def index_policy(name: str, *, prepare: Callable | None = None, init: Callable |
 
 def stateful_policy(name: str, *, select: Callable, init: Callable | None = None,
                     on_record: Callable | None = None, state_width: int = 0, arm_state_width: int = 0,
-                    doc: str | None = None, recommend: Callable | None = None, **params):
+                    doc: str | None = None, recommend: Callable | None = None, hands_down: bool = False,
+                    **params):
     """Register a policy given by its own kernels (signatures in :mod:`bandits.kernels`); returns its class.
 
     state_width: floats of per-bandit state; arm_state_width: rows of per-arm state (A, K).
@@ -271,10 +272,13 @@ def stateful_policy(name: str, *, select: Callable, init: Callable | None = None
         change, stats (B, NSTAT, K), valid (B, K), rng a stream's state): the policy's own
         ``Policy.recommend`` (a best-arm policy's survivor; a search's ``final="recommend"``).
         Without it the policy recommends the best empirical mean (``Policy.recommend``'s default).
+    hands_down: in a search tree, the policy reads at each node other than the root, in state[0],
+        what its parent's policy wrote in the node's per-arm state row 0 (a budget handed down, as
+        SHOT's; :func:`bandits.kernels.handed_down`); ``init`` sets state[0] for the root.
     """
     kspec = KernelSpec(select=select, init=init, on_record=on_record)
     return register_policy(_declared_class(name, kspec, params, state_width, arm_state_width, doc,
-                                           _caller_module(), recommend=recommend))
+                                           _caller_module(), recommend=recommend, hands_down=hands_down))
 
 
 # -- compiling a policy's kernels ---------------------------------------------------------------------
@@ -388,9 +392,11 @@ def _build(cls, k: KernelSpec, python: bool) -> tuple[PolicyKernels, str]:
             extra[which] = (wrapped, wrapped)
         else:
             extra[which] = (_njit(fn), _inline(fn))
-    register_static(key, extra["init"][1], select_static, extra["on_record"][1])
+    hands_down = bool(getattr(cls, "hands_down", False))
+    register_static(key, extra["init"][1], select_static, extra["on_record"][1], hands_down)
     kernels = PolicyKernels(Kernel(extra["init"][0], INIT_SIG), Kernel(select_fn, SELECT_SIG),
-                            Kernel(extra["on_record"][0], RECORD_SIG), k.init is not None, k.on_record is not None)
+                            Kernel(extra["on_record"][0], RECORD_SIG), k.init is not None, k.on_record is not None,
+                            hands_down)
     return kernels, key
 
 

@@ -28,9 +28,15 @@ __all__ = ["static_init", "static_select", "static_record", "register_static"]
 _STATIC: dict[str, dict] = {}
 
 
-def register_static(key: str, init, select, on_record) -> None:
-    """Make ``key`` resolve to these njit functions (``select`` required; None for no init / on_record)."""
-    _STATIC[key] = {"init": init, "select": select, "on_record": on_record}
+def register_static(key: str, init, select, on_record, hands_down: bool = False) -> None:
+    """Make ``key`` resolve to these njit functions (``select`` required; None for no init / on_record);
+    ``hands_down``: the policy's flag (:func:`bandits.kernels.handed_down`)."""
+    _STATIC[key] = {"init": init, "select": select, "on_record": on_record, "hands_down": bool(hands_down)}
+
+
+def static_hands_down(key: str) -> bool:
+    """The ``hands_down`` flag of the policy registered under ``key``."""
+    return _STATIC[key].get("hands_down", False)
 
 
 def _functions(key):

@@ -14,16 +14,22 @@ import argparse
 import sys
 import time
 
-SCHEMES = ("none", "seqhalving", "halfgreedy", "ucbsqrt", "gumbel", "sr")
+SCHEMES = ("none", "seqhalving", "halfgreedy", "ucbsqrt", "gumbel", "sr", "shot", "hmcts",
+           "tree=shot:c=0.5", "tree=hmcts:c=0.5")
 
 
 def _run(game, scheme, iterations, searches, final):
+    """``scheme``: a root policy over UCB1 (c = 0.5), ``none``, or ``tree=SPEC``: SPEC as the tree
+    policy (SHOT and H-MCTS run at every node), no root policy."""
     from treepolicies.mcts import search
 
+    policy = "ucb1:c=0.5"
     kw = {} if scheme == "none" else dict(root_policy=scheme, final=final)
+    if scheme.startswith("tree="):
+        policy, kw = scheme[len("tree="):], dict(final=final)
     t = time.perf_counter()
     for seed in range(searches):
-        search(game, "ucb1:c=0.5", iterations=iterations, seed=seed, early_stop=False, **kw)
+        search(game, policy, iterations=iterations, seed=seed, early_stop=False, **kw)
     return searches * iterations / (time.perf_counter() - t)
 
 
@@ -49,7 +55,8 @@ def main(argv=None) -> int:
     print(f"{args.game}, {args.iterations} iterations a search, best of {args.repeats} rounds of {args.searches} searches")
     for scheme in args.schemes:
         ratio = f"{best[scheme] / base:6.3f}" if base else "   -"
-        print(f"root_policy={scheme:12s} {best[scheme]:10.0f} it/s   ratio to none {ratio}")
+        shown = scheme if scheme.startswith("tree=") else f"root_policy={scheme}"
+        print(f"{shown:24s} {best[scheme]:10.0f} it/s   ratio to none {ratio}")
     return 0
 
 

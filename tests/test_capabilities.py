@@ -84,6 +84,8 @@ REFUSALS = [
     ("general", dict(fpu="parent"), "fpu='parent' does not combine with a game with chance nodes"),
     ("connect4", dict(threads=2, parallel="root", final="recommend"),
      "final='recommend' does not combine with parallel='root'"),
+    ("tictactoe", dict(transpositions=True, policy="hmcts"),
+     "a policy that hands budgets down (hmcts) does not combine with transpositions=true: a node's budget"),
 ]
 
 
@@ -117,7 +119,8 @@ ROW_VALUES = {"root_policy": dict(root_policy="thompson:prior=beta"), "solver": 
               "reward_bounds": dict(reward_bounds=(-1.0, 2.0)), "fpu": dict(fpu="parent", fpu_reduction=0.1),
               "prior": dict(prior="heuristic"), "widen_k": dict(widen_k=2.0),
               "evaluator": dict(evaluator=half, value_mix=0.5), "transpositions": dict(transpositions=True),
-              "final": dict(final="recommend", root_policy="seqhalving")}
+              "final": dict(final="recommend", root_policy="seqhalving"),
+              "shot, hmcts": dict(policy="shot")}   # (the tree policy: SHOT at every node)
 COLUMN_KW = {"one thread": {}, "parallel='tree'": dict(threads=2), "parallel='leaf'": dict(threads=2, parallel="leaf"),
              "parallel='root'": dict(threads=2, parallel="root"), "transpositions": dict(transpositions=True),
              "Python game": dict(compiled=False), "chance or n players": dict(compiled=False)}
@@ -144,6 +147,7 @@ def _cells():
 @pytest.mark.parametrize("row, col", _cells())
 def test_each_cell_of_the_table_is_what_a_search_does(row, col):
     kw = {**ROW_VALUES[row], **COLUMN_KW[col]}
+    policy = kw.pop("policy", "ucb1:c=0.5")
     cell = cap._cell(row, col)
     game = make_game("connect4")
     if col == "chance or n players":
@@ -154,10 +158,10 @@ def test_each_cell_of_the_table_is_what_a_search_does(row, col):
             cell = cap._cell(row, "Python game")
     if cell.startswith("no: "):
         with pytest.raises(ValueError) as err:
-            search(game, "ucb1:c=0.5", iterations=60, seed=0, **kw)
+            search(game, policy, iterations=60, seed=0, **kw)
         assert cell[4:] in str(err.value) and "\n" not in str(err.value)
         return
-    r = search(game, "ucb1:c=0.5", iterations=60, seed=0, early_stop=False, **kw)
+    r = search(game, policy, iterations=60, seed=0, early_stop=False, **kw)
     assert r.iterations == 60 and r.move in game.legal_moves()
 
 

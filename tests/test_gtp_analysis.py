@@ -201,3 +201,18 @@ def test_lz_analyze_streams_over_a_pipe_until_the_next_command():
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
+
+
+def test_gtp_takes_shot_and_hmcts_players():
+    # H-MCTS as the tree policy: genmove answers a legal move (its budget bound to the playouts);
+    # SHOT as a root policy is bound to a budget as sequential halving is: lz-analyze answers "?"
+    e = GtpEngine(game="go", size=5, komi=0.5, player="hmcts:c=0.5,threshold=20", playouts=PLAYOUTS, seed=SEED)
+    answers = session(e, POSITION + b"genmove b\n").split("\n\n")
+    move = answers[4][2:]
+    g = Go(size=5, komi=0.5)
+    g.play(g.str_to_move("C3"))
+    g.play(g.str_to_move("B3"))
+    assert answers[4].startswith("= ") and g.str_to_move(move) in g.legal_moves()
+    e = GtpEngine(game="go", size=5, komi=0.5, player="ucb1:c=0.5,root_policy=shot", playouts=PLAYOUTS, seed=SEED)
+    refusal = session(e, POSITION + b"lz-analyze w 10\nname\n").split("\n\n")[4]
+    assert refusal.startswith("? root_policy 'shot") and "needs a horizon" in refusal and "\n" not in refusal

@@ -250,3 +250,173 @@ def test_every_scheme_on_every_compiled_game_and_executor_keeps_the_tree_s_accou
         if root in ("halfgreedy", "ucbsqrt"):  # their recommendation: the best mean (ties at random)
             best = max(v for v, n in zip(r.values, r.visits) if n > 0)
             assert r.values[r.moves.index(r.move)] == best, root
+
+
+# -- SHOT and H-MCTS (bandits/zoo/shot.py) --------------------------------------------------------------
+
+class TwoPly:
+    """Player 0 picks a0, a1 or a2, player 1 then picks b0 or b1, and the game ends: after a0 player 0
+    wins, after a1 it is a draw, after a2 player 0 loses, whatever player 1 picks (so every playout's
+    value is known: the search's visits are fixed numbers)."""
+
+    RESULT = (1.0, 0.5, 0.0)
+
+    def __init__(self):
+        self.moves = ()
+
+    def copy(self):
+        g = TwoPly()
+        g.moves = self.moves
+        return g
+
+    @property
+    def to_move(self):
+        return len(self.moves) % 2
+
+    def legal_moves(self):
+        return [] if self.terminal() else ([0, 1, 2] if not self.moves else [0, 1])
+
+    def play(self, move):
+        self.moves += (move,)
+
+    def terminal(self):
+        return len(self.moves) == 2
+
+    def reward(self, player):
+        r = self.RESULT[self.moves[0]]
+        return r if player == 0 else 1.0 - r
+
+
+def _children(tree, node):
+    f, n = int(tree.first[node]), int(tree.nchild[node])
+    return tree.stats[COUNT, f:f + n].astype(int).tolist()
+
+
+def test_shot_splits_the_budget_as_derived_by_hand():
+    # SHOT with T = 20 on TwoPly (K = 3 at the root, R = ceil(log2 3) = 2; K = 2 below, R = 1):
+    # - untried first: a0, a1, a2 one visit each (3 used, 17 left);
+    # - round 0: target floor(20 / (3 * 2)) = 3, each a_i topped up by 3 - 1 = 2 visits: a_i's call
+    #   has target 3; it was visited once (a playout from itself), is expanded now and gives b0 and b1
+    #   one visit each (its untried children).  9 used, 11 left; a0 = 3, a1 = 3, a2 = 3;
+    # - sorted by mean (1, 0.5, 0): a0, a1 survive; target 3 + floor(20 / (2 * 2)) = 8;
+    # - round 1 (|S| = 2, the last): a0 gets max(8 - 3, 11 - (8 - 3)) = 6 (the remainder rule), so its
+    #   call has target 3 + 6 = 9: K = 2, R = 1, target floor(9 / (2 * 1)) = 4, left 6; b0 (first: the
+    #   means tie, the stable sort keeps index order) gets max(4 - 1, 6 - (4 - 1)) = 3, b1 min(4 - 1,
+    #   3) = 3: a0's children 4, 4;  a1 gets min(8 - 3, 5) = 5, target 8: floor(8 / 2) = 4, left 5;
+    #   b0 gets max(3, 5 - 3) = 3, b1 the last 2: a1's children 4, 3;  a2 keeps 3 (children 1, 1).
+    r = search(TwoPly(), "shot", iterations=20, seed=0, early_stop=False)
+    assert r.visits.tolist() == [9, 8, 3] and r.visits.sum() == r.iterations == 20
+    f = int(r.tree.first[0])
+    assert [_children(r.tree, f + i) for i in range(3)] == [[4, 4], [4, 3], [1, 1]]
+    # SHOT at the root only (UCB1 below it): every line after a_i has a_i's value, so the root's means,
+    # and with them its split, do not depend on how a_i's visits are spread: the same root visits
+    assert search(TwoPly(), "ucb1", iterations=20, seed=0, early_stop=False, root_policy="shot").visits.tolist() \
+        == [9, 8, 3]
+    # H-MCTS with B = 10: the root's call (budget 20) halves; a0's call of 6 and a1's of 5 are below B and
+    # run UCT: the same totals at the root (the same argument)
+    h = search(TwoPly(), "hmcts:threshold=10", iterations=20, seed=0, early_stop=False)
+    assert h.visits.tolist() == [9, 8, 3]
+
+
+def test_shot_at_the_root_of_tictactoe_gives_the_halving_schedule():
+    # K = 9, T = 200, R = 4: 1 visit each (untried first), round 0 to floor(200 / 36) = 5 each (45
+    # used), the best 5 to 5 + floor(200 / 20) = 15 (95), the best 3 to 15 + floor(200 / 12) = 31 (143),
+    # the best 2 to 31 + floor(200 / 8) = 56, the first of them max(56 - 31, 57 - 25) = 32 more: 63, 56
+    r = search(make_game("tictactoe"), "shot", iterations=200, seed=1, early_stop=False)
+    assert sorted(r.visits.tolist()) == [5, 5, 5, 5, 15, 15, 31, 56, 63] and r.visits.sum() == 200
+    again = search(make_game("tictactoe"), "shot", iterations=200, seed=1, early_stop=False)
+    assert np.array_equal(r.visits, again.visits) and r.move == again.move   # same seed, same search
+    # final=recommend: SHOT's best arm, the first of the last sort (the better of the last two by mean)
+    rec = search(make_game("tictactoe"), "shot", iterations=200, seed=1, early_stop=False, final="recommend")
+    last = [i for i, n in enumerate(rec.visits) if n >= 56]
+    assert rec.move == rec.moves[max(last, key=lambda i: rec.values[i])]
+
+
+def test_hmcts_with_a_threshold_above_the_budget_is_uct():
+    # every call's budget is below B: UCB1 with H-MCTS's c (sqrt 2, ucb1's default) at every node
+    g = make_game("tictactoe")
+    u = search(g, "ucb1", iterations=500, seed=3, early_stop=False)
+    h = search(g, "hmcts:threshold=100000", iterations=500, seed=3, early_stop=False)
+    assert np.array_equal(u.visits, h.visits) and u.move == h.move
+
+
+@pytest.mark.parametrize("scheme", ["shot", "hmcts:threshold=50"])
+def test_shot_and_hmcts_over_a_plugin_and_their_refusal(scheme):
+    # as the root policy over a user's plugin (root_ucb), on a compiled and a Python game: legal moves
+    # and root visits = iterations; with transpositions refused in one line
+    for game in (make_game("connect4"), make_game("nim", stones=9)):
+        r = search(game, "root_ucb:c=0.7", iterations=300, seed=2, root_policy=scheme, early_stop=False)
+        assert r.move in game.legal_moves() and r.visits.sum() == r.iterations == 300
+    r = search(make_game("nim", stones=9), scheme, iterations=300, seed=2, early_stop=False)
+    assert r.visits.sum() == 300
+    name = scheme.split(":")[0]
+    with pytest.raises(ValueError, match=rf"^a policy that hands budgets down \({name}\) does not combine with "
+                                         r"transpositions=true: [^\n]*$"):
+        search(make_game("tictactoe"), scheme, iterations=100, transpositions=True)
+    assert make_player(f"ucb1:c=0.5,root_policy={name}", playouts=100).choose(make_game("connect4"), 0) in range(7)
+    assert make_player(scheme, playouts=100).choose(make_game("connect4"), 0) in range(7)
+
+
+@pytest.mark.slow  # (the loops of Go, NoGo and the threaded executors compile outside the default tier)
+@pytest.mark.parametrize("mode", list(MODES) + ["parallel='root'"])
+@pytest.mark.parametrize("game_name, options", GAMES, ids=[g for g, _ in GAMES])
+def test_shot_and_hmcts_on_every_compiled_game_and_executor_keep_the_tree_s_accounts(game_name, options, mode):
+    # conformance: SHOT and H-MCTS as the tree policy, and as the root policy over a user's plugin
+    # (root_ucb), on each compiled game and executor: a legal move, root visits = the iterations,
+    # the tree-parallel invariants, and one thread the same search again from the same seed
+    from test_parallel import check_tree
+
+    game = make_game(game_name, **options)
+    kw = dict(threads=2, parallel="root") if mode == "parallel='root'" else MODES[mode]
+    for policy, root in (("shot", None), ("hmcts:threshold=50", None), ("root_ucb:c=0.7", "shot"),
+                         ("root_ucb:c=0.7", "hmcts:threshold=50")):
+        r = search(game, policy, iterations=400, seed=5, root_policy=root, early_stop=False, **kw)
+        assert r.move in game.legal_moves() and r.iterations == 400 and r.visits.sum() == 400, (policy, root)
+        if mode == "parallel='tree'":
+            check_tree(r.tree, 400)
+        if mode == "one thread":
+            again = search(game, policy, iterations=400, seed=5, root_policy=root, early_stop=False)
+            assert np.array_equal(r.visits, again.visits), (policy, root)
+
+
+def test_a_reused_tree_gives_shot_s_root_a_new_call_of_the_iterations():
+    # the subtree below the move played keeps its visits n; the next search's root call has target
+    # n + iterations (SHOT: budgetNode + budget) and spends it exactly
+    from bandits.zoo.shot import TARGET
+    from treepolicies.mcts.search import reroot
+
+    g = make_game("tictactoe")
+    first = search(g, "shot", iterations=300, seed=4, early_stop=False)
+    g.play(first.move)
+    tree = reroot(first.tree, first.move)
+    n = tree.stats[COUNT, 0]
+    again = search(g, "shot", iterations=300, seed=5, early_stop=False, tree=tree)
+    assert n > 0 and again.tree.pstate[0, TARGET] == n + 300 == again.tree.stats[COUNT, 0]
+
+
+@pytest.mark.slow  # (the loops with SHOT's code compiled in are variants of their own)
+@pytest.mark.parametrize("policy", ["shot", "hmcts:threshold=20"])
+def test_shot_s_specialised_loop_searches_as_the_shared_one(policy):
+    # the hands_down flag is a constant in a specialised loop and a field of the kernels in the shared
+    # one: the same tree bit for bit
+    g = make_game("tictactoe")
+    a = search(g, policy, iterations=300, seed=4, early_stop=False, specialize=False)
+    b = search(g, policy, iterations=300, seed=4, early_stop=False, specialize=True)
+    assert np.array_equal(a.tree.stats[:, :a.tree.size], b.tree.stats[:, :b.tree.size]) and a.move == b.move
+
+
+def test_shot_recommends_the_better_of_the_last_two_after_their_round():
+    # a budget used exactly ends with the last round's samples in and its sort not yet made; SHOT's
+    # recommendation makes it: the better mean of the last two (the two most visited), which in some
+    # runs is not the one the remainder rule gave the most visits (counted: the test can tell them apart)
+    from test_root_policy import PROBS, Arms
+
+    flips = 0
+    for seed in range(30):
+        r = search(Arms(PROBS, np.random.default_rng(seed)), "ucb1", iterations=100, seed=seed, early_stop=False,
+                   root_policy="shot", final="recommend")
+        top = [int(i) for i in np.argsort(-r.visits, kind="stable")[:2]]
+        better = max(top, key=lambda i: r.values[i])   # (a tie keeps the first: the stable sort's rule)
+        flips += better != top[0]
+        assert r.move == r.moves[better], seed
+    assert flips > 0

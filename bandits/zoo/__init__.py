@@ -20,9 +20,12 @@ One module per policy (formula, shapes and reference in its docstring); spec nam
     halfgreedy, ucbsqrt  the simple-regret samplers of SR+CR (Tolpin & Shimony 2012)  stateful, index
     gumbel, gumbelq      Gumbel MuZero's root (sequential halving with Gumbel, with its own
                          ``recommend``) and interior selection (Danihelka et al. 2022)   stateful
+    shot, hmcts          SHOT (Cazenave 2015: sequential halving applied to trees, budgets handed
+                         down) and H-MCTS (Pepels et al. 2014: SHOT above a budget B, UCT below)
+                         as node policies of a search                              stateful
 
 Every policy with a horizon (a known T or a budget) takes ``horizon=`` and, left unset, is bound
 to a testbed's horizon or a search's iteration budget, as ``iucb`` is.
 """
 from bandits.zoo import (bayesucb, ducb, exp3, exp3ix, gradient, gumbel, moss, sequential_halving,  # noqa: F401
-                         simple_regret, softmax, successive_rejects, swucb, ucb1tuned, ucbv)
+                         shot, simple_regret, softmax, successive_rejects, swucb, ucb1tuned, ucbv)

@@ -171,12 +171,28 @@ FEATURES: tuple = (
     Feature(name=lambda c: "final='recommend'", active=lambda c: c.options.final == "recommend", row="final",
             excludes=(("parallel='root'", "its trees' root statistics are summed, and no one policy state holds them "
                                          "to recommend from (final='robust' or 'max', or parallel='tree')"),)),
+    Feature(name=lambda c: f"a policy that hands budgets down ({_handing_down(c)})", active=lambda c: bool(_handing_down(c)),
+            row="shot, hmcts",
+            excludes=(("transpositions", "a node's budget is handed down by its one parent (a position of the DAG has "
+                                         "several); search without transpositions"),)),
     Feature(name=lambda c: "specialize=true", active=lambda c: c.options.specialize is True, row="specialize",
             game_needs="a policy numba compiles",
             excludes=(("Python game", "only a compiled game's loop can have the policy's code compiled in"),),
             needs=(("a policy numba compiles", lambda c: not _python_policy(c),
                     lambda c: f"{c.policy.spec!r} runs as plain Python (numba cannot compile it)"),)),
 )
+
+
+def _handing_down(c: Context) -> str:
+    """The spec of the tree or root policy that hands budgets down (SHOT, H-MCTS: Policy.hands_down), or ''."""
+    from bandits import make_policy
+
+    for p in (c.policy, c.options.root_policy):
+        if p is not None:
+            p = make_policy(p)
+            if getattr(p, "hands_down", False):
+                return p.name
+    return ""
 
 
 def _offers_key(c: Context) -> bool:
@@ -211,8 +227,8 @@ def check(ctx: Context) -> None:
 
 #: the options the combination table has a row for (the others only tune one of these)
 TABLE_ROWS = ("root_policy", "solver", "specialize", "rave", "rollout", "rollout_cap", "reward_bounds", "fpu", "prior",
-              "widen_k", "evaluator", "transpositions", "final")
-_SHOWN = {"rave": "rave, grave_ref (rave_schedule, rave_k, rave_bias)", "fpu": "fpu, fpu_reduction",
+              "widen_k", "evaluator", "transpositions", "final", "shot, hmcts")
+_SHOWN = {"shot, hmcts": "shot, hmcts (policies)", "rave": "rave, grave_ref (rave_schedule, rave_k, rave_bias)", "fpu": "fpu, fpu_reduction",
           "widen_k": "widen_k, widen_alpha", "evaluator": "evaluator, eval_batch, value_mix"}
 _ROW_OF = {"rave": "rave, grave_ref"}
 

@@ -194,6 +194,8 @@ def _tree_for(game, tree, policy, root, options, run, iterations, compiled, has_
             raise ValueError("tree was built with other search options (rave, rollout, ...); pass tree=None")
         if root is not None:
             _reinit_root(tree, root)
+        elif getattr(policy, "hands_down", False):  # (SHOT: the new root's call is the search's budget)
+            _reinit_root(tree, policy)
     else:
         initial = (2 * iterations + 1024) if iterations is not None else 1 << 16
         widths = [(policy.state_width, policy.arm_state_width)]

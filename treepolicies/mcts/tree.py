@@ -66,7 +66,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from bandits.kernels import init_row, record_row, select_row
+from bandits.kernels import handed_down, init_row, record_row, select_row
 from bandits.stats import COUNT, ISQRT, MEAN, NSTAT, record, refresh
 
 __all__ = ["Tree", "TreeArrays", "select_child", "select_among", "expand", "backup", "mark_terminal",
@@ -314,6 +314,8 @@ def _select_in(tree, node, view, pk, params, valid, rng, work, solver):
             for j in range(n):
                 valid[j] = True
             return f
+    if handed_down(pk) and parent[node] >= 0:  # what the parent's policy wrote for this node (SHOT's budget)
+        pstate[node, 0] = astate[0, node]
     arm = select_row(pk, params, pstate[node], astate[:, f:f + n], view, valid[:n],
                      stats[COUNT, node], rng, work[:n])
     if arm < 0 or arm >= n:  # a broken policy kernel: callers stop and report it (never a wrong node)
