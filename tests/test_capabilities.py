@@ -86,6 +86,9 @@ REFUSALS = [
      "final='recommend' does not combine with parallel='root'"),
     ("tictactoe", dict(transpositions=True, policy="hmcts"),
      "a policy that hands budgets down (hmcts) does not combine with transpositions=true: a node's budget"),
+    ("tictactoe", dict(root_policy="seqhalving", policy="shot"),
+     "a policy that hands budgets down (shot) needs a root policy that hands budgets down too, or none: the root's "
+     "children would read the per-arm state of root_policy=seqhalving"),
 ]
 
 

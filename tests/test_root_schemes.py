@@ -353,6 +353,11 @@ def test_shot_and_hmcts_over_a_plugin_and_their_refusal(scheme):
     with pytest.raises(ValueError, match=rf"^a policy that hands budgets down \({name}\) does not combine with "
                                          r"transpositions=true: [^\n]*$"):
         search(make_game("tictactoe"), scheme, iterations=100, transpositions=True)
+    # as the tree policy under a root policy that hands nothing down (gumbel keeps other things in
+    # its children's per-arm row 0, which they would read as their budget): refused in one line
+    with pytest.raises(ValueError, match=rf"^a policy that hands budgets down \({name}\) needs a root policy that "
+                                         r"hands budgets down too, or none: [^\n]*root_policy=gumbel[^\n]*$"):
+        search(make_game("tictactoe"), scheme, iterations=100, root_policy="gumbel")
     assert make_player(f"ucb1:c=0.5,root_policy={name}", playouts=100).choose(make_game("connect4"), 0) in range(7)
     assert make_player(scheme, playouts=100).choose(make_game("connect4"), 0) in range(7)
 

@@ -174,7 +174,12 @@ FEATURES: tuple = (
     Feature(name=lambda c: f"a policy that hands budgets down ({_handing_down(c)})", active=lambda c: bool(_handing_down(c)),
             row="shot, hmcts",
             excludes=(("transpositions", "a node's budget is handed down by its one parent (a position of the DAG has "
-                                         "several); search without transpositions"),)),
+                                         "several); search without transpositions"),),
+            needs=(("a root policy that hands budgets down too, or none",
+                    lambda c: not _root_breaks_handing(c),
+                    lambda c: f"the root's children would read the per-arm state of root_policy="
+                              f"{make_policy_name(c.options.root_policy)} as their budget; give root_policy=shot or hmcts, or "
+                              f"none"),)),
     Feature(name=lambda c: "specialize=true", active=lambda c: c.options.specialize is True, row="specialize",
             game_needs="a policy numba compiles",
             excludes=(("Python game", "only a compiled game's loop can have the policy's code compiled in"),),
@@ -193,6 +198,23 @@ def _handing_down(c: Context) -> str:
             if getattr(p, "hands_down", False):
                 return p.name
     return ""
+
+
+def make_policy_name(spec) -> str:
+    """The name of the policy a spec makes."""
+    from bandits import make_policy
+
+    return make_policy(spec).name
+
+
+def _root_breaks_handing(c: Context) -> bool:
+    """True when the tree policy hands budgets down but the root policy, another one, does not: the
+    root's children would read what the root policy keeps in their per-arm row 0 as a budget."""
+    from bandits import make_policy
+
+    if c.options.root_policy is None or not getattr(make_policy(c.policy), "hands_down", False):
+        return False
+    return not getattr(make_policy(c.options.root_policy), "hands_down", False)
 
 
 def _offers_key(c: Context) -> bool:
