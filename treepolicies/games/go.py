@@ -211,7 +211,8 @@ def go_repeating_moves(state, moves, n, seen, out):
         m = moves[i]
         if m == pass_code:
             continue
-        s[:] = state
+        for j in range(state.shape[0]):  # (not s[:] = state: its shape check's error path compiles for seconds)
+            s[j] = state[j]
         go_play(s, m)
         h = s[H_HASH]
         j = np.searchsorted(seen, h)

@@ -323,7 +323,8 @@ def _eval_finish(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, o
         value = v
         n_plies = b.nplies[i]
         if mix > 0.0:
-            x.s[:] = s
+            for j in range(s.shape[0]):
+                x.s[j] = s[j]
             z, n_plies = playout_value(cfg, who, x.s, b.plies[i], n_plies, x.rng, opts)
             if not (0.0 <= z <= 1.0):
                 return done, BAD_REWARD

@@ -174,10 +174,12 @@ def _expand_rows_impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mov
     (nothing changed) when the storage has no room, else OK."""
     c = config_of(cfg)
     locked, dag_rows, rooted = c.executor == "tree", c.storage == "dag", c.root != ""
+    noisy = c.enhanced  # (root noise is an enhancement: the plain loop never compiles it)
 
     def impl(cfg, pk, params, pkr, rparams, tree, dag, q, moves, n, mover, x, with_prior, opts):
-        if with_prior and q == 0:
-            root_noise(x.pbuf, n, opts, x.rng)
+        if noisy:
+            if with_prior and q == 0:
+                root_noise(x.pbuf, n, opts, x.rng)
         if locked:
             if rooted and q == 0:
                 return expand_locked(tree, dag, q, moves, n, mover, pkr, rparams, x.valid, x.pbuf, with_prior, dag_rows)
@@ -307,7 +309,8 @@ def _descend_impl(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, 
 
     def impl(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, solver, opts, vl, max_depth):
         s = x.s
-        s[:] = root_state
+        for i in range(s.shape[0]):  # (not s[:] = root_state: its shape check's error message alone took 6 s to compile)
+            s[i] = root_state[i]
         rave = False
         if enhanced:
             rave = opts[O_RAVE] > 0.0
