@@ -84,6 +84,9 @@ REFUSALS = [
     ("general", dict(fpu="parent"), "fpu='parent' does not combine with a game with chance nodes"),
     ("connect4", dict(threads=2, parallel="root", final="recommend"),
      "final='recommend' does not combine with parallel='root'"),
+    ("connect4", dict(threads=2, parallel="leaf", rollout="mast"),
+     "parallel='leaf' needs a rollout without search-wide statistics: rollout='mast' is a playout policy"),
+    ("general", dict(rollout="lgrf1"), "rollout='lgrf1' needs two players who alternate: connect4 has chance nodes"),
 ]
 
 
