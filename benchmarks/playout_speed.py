@@ -6,9 +6,11 @@
 1. Playouts per second from the empty board: the one playout loop of treepolicies.mcts.playouts
    (``play_playout``: the policy's choices, its statistics read and updated once per playout, as
    in a search) against the game's random rollout kernel (``rollout=random``), each in a compiled
-   loop that copies the empty position and plays ``--playouts`` playouts; with the plies a playout
-   averages (a policy changes the playouts' length, which changes the rate by itself) and the rate
-   over the random rollout's (the issue's target: MAST and LGRF at least 0.70 of it).
+   loop that copies the empty position, plays ``--playouts`` playouts and scores each (as a search
+   does); with the plies a playout averages (a policy changes the playouts' length, which changes
+   the rate by itself) and the rate over the random rollout's, round by round (the issue's target:
+   MAST and LGRF at least 0.70 of it).  ``defer`` (registered here) always answers -1, the game's
+   random ply: the floor of a policy that chooses every ply, the rollout kernel called ply by ply.
 2. For each ``rollout=`` it times UCT (``ucb1:c=0.5``) searching ``--iterations`` playouts from the
 empty board (no early stop; the compiled loop, one thread; a warm-up search compiles first) and
 prints the median iterations per second over ``--repeats`` and that rate over ``rollout=random``'s
@@ -31,9 +33,30 @@ from treepolicies.games.go import Go
 from treepolicies.mcts import calls
 from treepolicies.mcts.calls import game_key, rollout_key
 from treepolicies.mcts.options import SearchOptions
-from treepolicies.mcts.playouts import make_playout, play_playout
+from treepolicies.mcts.playouts import make_playout, play_playout, playout_policy
 
 _LOOPS: dict = {}
+
+
+@nb.njit(cache=True)
+def _defer_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
+    return 0
+
+
+@nb.njit(cache=True)
+def _defer_update(stats, params, codes, plies, start, k, who, value, buf):
+    pass
+
+
+@nb.njit(cache=True)
+def _defer_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
+    return -1
+
+
+#: ``defer``: a playout policy that always answers -1 (the game's random ply) and learns nothing:
+#: the floor of the one playout loop, the game's rollout kernel called one ply at a time
+playout_policy("defer", choose=_defer_choose, update=_defer_update, propose=_defer_propose,
+               size=lambda codes, params: 1)
 
 
 def _loop(pkey, gkey, rkey):
@@ -66,29 +89,39 @@ def _loop(pkey, gkey, rkey):
     return run
 
 
-def playout_rate(size, spec, playouts, repeats):
-    """(playouts per second, plies per playout) from the empty board (module docstring)."""
+def playout_rates(size, specs, playouts, repeats):
+    """spec -> (playouts per second, plies per playout, rate over random's) from the empty board
+    (module docstring).  The specs run interleaved, ``repeats`` rounds; each round's rate is
+    divided by the random rollout's of the same round (a shared machine's load drifts), and the
+    medians are reported."""
     game = Go(size)
     gkey, rkey = game_key(game.kernels), rollout_key(game.rollouts["random"])
-    opts = SearchOptions().array()
-    pkey = ""
-    if spec != "random":
-        bound = make_playout(spec)
-        pkey = bound.key_for(game.move_check)
-        opts = np.concatenate([opts, bound.block(game.move_codes, game.max_moves)])
-    run = _loop(pkey, gkey, rkey)
     plies = np.empty(4 * game.max_plies + 8, np.int64)
-    run(game.state, 10, stream_state(1, 0, 0), plies, opts)  # compile
-    out, lengths = [], []
+    runs = {}
+    for spec in ["random"] + [s for s in specs if s != "random"]:
+        opts = SearchOptions().array()
+        pkey = ""
+        if spec != "random":
+            bound = make_playout(spec)
+            pkey = bound.key_for(game.move_check)
+            opts = np.concatenate([opts, bound.block(game.move_codes, game.max_moves)])
+        run = _loop(pkey, gkey, rkey)
+        run(game.state, 10, stream_state(1, 0, 0), plies, opts)  # compile
+        runs[spec] = (run, opts)
+    rates = {spec: [] for spec in runs}
+    lengths = {spec: [] for spec in runs}
     for rep in range(repeats):
-        t0 = time.perf_counter()
-        total = run(game.state, playouts, stream_state(rep, 0, 0), plies, opts)
-        out.append(playouts / (time.perf_counter() - t0))
-        lengths.append(total / playouts)
-    return statistics.median(out), statistics.median(lengths)
+        for spec, (run, opts) in runs.items():
+            t0 = time.perf_counter()
+            total = run(game.state, playouts, stream_state(rep, 0, 0), plies, opts)
+            rates[spec].append(playouts / (time.perf_counter() - t0))
+            lengths[spec].append(total / playouts)
+    return {spec: (statistics.median(rates[spec]), statistics.median(lengths[spec]),
+                   statistics.median(r / b for r, b in zip(rates[spec], rates["random"]))) for spec in runs}
 
 
 def rate(size, rollout, iterations, repeats):
+    """UCT's iterations per second searching ``iterations`` playouts from the empty board."""
     kw = {} if rollout == "plain" else {"rollout": rollout}
     search(Go(size), "ucb1:c=0.5", iterations=50, seed=0, early_stop=False, **kw)  # compile first
     out = []
@@ -106,16 +139,15 @@ def main(argv=None):
     ap.add_argument("--iterations", type=int, default=5000)
     ap.add_argument("--no-search", action="store_true", help="only the playout rates")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--rollouts", default="random,mast,mast:epsilon=0.1,lgrf1,lgrf2,nst,ppa")
+    ap.add_argument("--rollouts", default="random,defer,mast,mast:epsilon=0.1,lgrf1,lgrf2,nst,ppa")
     a = ap.parse_args(argv)
     rollouts = a.rollouts.split(",")
-    print(f"{a.size}x{a.size} Go, playouts from the empty board, {a.playouts} a run, median of {a.repeats}")
-    print(f"{'rollout':<20} {'playouts/s':>12} {'plies':>7} {'/ random':>9} {'plies/s / random':>17}")
-    prates = {ro: playout_rate(a.size, ro, a.playouts, a.repeats) for ro in rollouts if ro != "plain"}
-    base, blen = prates["random"] if "random" in prates else (None, None)
-    for ro, (r, length) in prates.items():
-        print(f"{ro:<20} {r:>12.0f} {length:>7.1f} {r / base if base else float('nan'):>9.2f} "
-              f"{r * length / (base * blen) if base else float('nan'):>17.2f}")
+    print(f"{a.size}x{a.size} Go, playouts from the empty board (scored), {a.playouts} a run, median of "
+          f"{a.repeats} interleaved rounds")
+    print(f"{'rollout':<20} {'playouts/s':>12} {'plies':>7} {'/ random':>9}")
+    for ro, (r, length, ratio) in playout_rates(a.size, [x for x in rollouts if x != "plain"], a.playouts,
+                                                a.repeats).items():
+        print(f"{ro:<20} {r:>12.0f} {length:>7.1f} {ratio:>9.2f}")
     if a.no_search:
         return
     print()

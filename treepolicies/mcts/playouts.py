@@ -307,7 +307,7 @@ def _fast_ply_impl(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, sta
         while tries < tries_max:
             c = propose(stats, params, codes, plies, min(k, room), mover, rng, buf, tries)
             if c == -1:  # the game's default: one ply of its rollout (which records it)
-                calls.rollout_play(r, s, rng, plies[k:] if k < room else plies[:0], 1)
+                calls.rollout_play(r, s, rng, plies[k:], 1)  # (past the end: an empty slice, nothing recorded)
                 return True
             if c < 0:  # -2: the loop enumerates the legal moves and asks choose
                 return False
