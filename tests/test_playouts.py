@@ -254,24 +254,24 @@ def test_ppa_weight_update():
 # the move check of the fast path, the specs
 
 
-def test_go_move_check_is_the_enumerated_legal_moves():
-    from treepolicies.games.go import go_move_check
-
-    g0 = make_game("go", size=7)
+@pytest.mark.parametrize("name", ["go", "nogo"])
+def test_the_move_check_is_the_enumerated_legal_moves(name):
+    g0 = make_game(name, size=7)
+    move_check = g0.move_check
     r = np.random.default_rng(0)
     out = np.empty(g0.max_moves, np.int64)
     checked = 0
-    for game_no in range(6):
+    for game_no in range(8):
         g = g0.copy()
-        for _ in range(int(r.integers(0, 90))):
+        for _ in range(int(r.integers(0, 90 if name == "go" else 25))):   # (NoGo ends sooner)
             if g.terminal():
                 break
             g.play(int(r.choice(g.legal_moves())))
         if g.terminal():
             continue
         n = g.kernels.legal(g.state, out)
-        legal = set(int(m) for m in out[:n]) - {g.size * g.size}
-        assert {m for m in range(g.max_moves) if go_move_check(g.state, m)} == legal
+        legal = set(int(m) for m in out[:n]) - {g.size * g.size}   # (Go's pass: never checked true)
+        assert {m for m in range(g.max_moves + 1) if move_check(g.state, m)} == legal
         checked += 1
     assert checked >= 3
 
