@@ -327,8 +327,16 @@ def test_specs_and_their_one_line_errors():
         search(make_game("connect4"), "ucb1", iterations=5, rollout="mastx")
     with pytest.raises(ValueError, match="parallel='leaf' needs a rollout without search-wide statistics"):
         search(make_game("connect4"), "ucb1", iterations=5, threads=2, parallel="leaf", rollout="lgrf1")
+    from treepolicies.games import TicTacToe
     from treepolicies.mcts.playouts import playout_policy
 
+    class NoCodes(TicTacToe):
+        move_codes = 0
+
+    with pytest.raises(ValueError, match="needs a rollout the game offers: tictactoe declares no move_codes"):
+        search(NoCodes(), "ucb1", iterations=5, rollout="mast")
+    with pytest.raises(ValueError, match="needs 190277336 floats of statistics for 362 move codes"):
+        make_playout("nst:n=3").block(362, 362)      # 4c + 4c^2 + 4c^3 floats on 19x19 Go
     with pytest.raises(ValueError, match="is a game's rollout"):
         playout_policy("heuristic", choose=pp.mast_choose, update=pp.mast_update, size=lambda c, p: 1)
 

@@ -97,6 +97,17 @@ def _has_rollout(c: Context) -> bool:
     return c.options.rollout in c.rollouts() or _playout(c)
 
 
+def _has_codes(c: Context) -> bool:
+    """A compiled search's playout policy indexes its tables by move code: the game declares
+    ``move_codes`` (a game driven from Python numbers its moves itself)."""
+    return not c.compiled or int(getattr(c.game, "move_codes", 0) or 0) > 0
+
+
+def _codes_reason(c: Context) -> str:
+    return (f"{c.name} declares no move_codes (0 <= move < move_codes: the size of a playout policy's tables); "
+            "set it, or search with compiled=False")
+
+
 def _scores_capped(c: Context) -> bool:
     """A compiled game's way to score a capped playout: its rollout by that name, or (a playout
     policy) its random rollout's value."""
@@ -165,8 +176,9 @@ FEATURES: tuple = (
                     lambda c: "the tree passed for reuse has none (pass tree=None)"))),
     Feature(name=lambda c: f"rollout={c.options.rollout!r}", active=lambda c: c.options.rollout != "random",
             row="rollout", game_needs="the rollout by that name (game.rollouts); a playout policy: nothing",
-            needs=(("a rollout the game offers", lambda c: _playout(c) or (c.compiled_game and _has_rollout(c)),
-                    lambda c: _rollout_reason(c)),
+            needs=(("a rollout the game offers", lambda c: (_playout(c) and _has_codes(c)) or (
+                        not _playout(c) and c.compiled_game and _has_rollout(c)),
+                    lambda c: _codes_reason(c) if _playout(c) else _rollout_reason(c)),
                    ("two players who alternate", lambda c: not (_playout(c) and general_game(c.game)),
                     lambda c: f"{c.name} has chance nodes, other than two players or is general-sum, and a playout "
                               "policy's statistics are kept for two players who alternate"))),

@@ -106,9 +106,7 @@ class Run:
         """The playout policy's block appended to the options' array (treepolicies.mcts.playouts):
         every step and thread reads it there; ``playout_stats`` is a view of its statistics."""
         m = max(1, int(getattr(game, "max_moves", 0) or 0))
-        codes = int(getattr(game, "move_codes", 0) or 0)
-        if not codes:
-            codes = m if compiled and m > 1 else DEFAULT_PYTHON_CODES
+        codes = int(getattr(game, "move_codes", 0) or 0) or DEFAULT_PYTHON_CODES  # (compiled: declared, capabilities)
         block = self.playout.block(codes, max(m, codes))
         self.opts = np.concatenate([self.opts, block])
         self.playout_stats = self.opts[N_OPTS + HEADER + self.playout.values.size:]

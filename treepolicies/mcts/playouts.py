@@ -23,6 +23,21 @@ every playout and passed to both kernels of that playout)::
         playout's, ``value`` in [0, 1] the result for player ``who`` (scaled by the reward bounds;
         the other player's is 1 - value)
     init(stats, params, codes)   optional: the starting statistics (e.g. -1 for "no reply")
+    propose(stats, params, codes, plies, k, mover, rng, buf, tries) -> code    optional: the fast path
+
+Move codes are 0 <= m < codes (a compiled game's ``move_codes``, which a compiled search needs;
+a game driven from Python numbers its moves in the tree, at most :data:`DEFAULT_PYTHON_CODES`
+unless it declares ``move_codes``).  Kernels must compile with numba (plain functions are
+compiled for them; there is no plain-Python path here).
+
+The fast path: enumerating the legal moves at every ply is what ``choose`` needs, and costs
+several random playouts on Go.  When the policy has ``propose`` and the game a move check
+(``game.move_check(state, move)``: True iff the move is one of ``legal``'s; Go and NoGo have one)
+and a random rollout, each ply asks ``propose`` for a code (``tries`` = 0, 1, ... the refusals so
+far at this ply) and plays it if the check accepts it; -1 plays one ply of the game's random
+rollout (the policy's "default move"); -2, or :data:`MAX_TRIES` refusals, falls back to ``legal``
+and ``choose``.  A policy whose ``propose`` draws from the same distribution as its ``choose``
+(conditioned on legality) plays the same policy either way (MAST's and LGRF's do).
 
 The one playout loop (:func:`play_playout`, compiled per game and policy; :func:`python_playout`
 for a game driven from Python) runs ``legal`` / ``choose`` / ``play`` until the game ends or the
@@ -65,6 +80,8 @@ HEADER = 4
 DEFAULT_PYTHON_CODES = 64
 #: proposals a ``propose`` kernel may make for one ply before the loop enumerates the legal moves [ours]
 MAX_TRIES = 16
+#: the most floats a playout policy's statistics may take (1 GiB)
+MAX_STATS = 2 ** 27
 #: names a game's rollouts use (a playout policy may not take them)
 RESERVED = ("random", "heuristic")
 
@@ -199,6 +216,9 @@ class BoundPlayout:
         scratch = max(codes, int(self.policy.scratch(codes, self.values)))
         if size < 1:
             raise ValueError(f"playout policy {self.policy.name!r}: size(codes, params) must be >= 1, got {size}")
+        if size > MAX_STATS:
+            raise ValueError(f"playout policy {self.spec!r} needs {size} floats of statistics for {codes} move codes, "
+                             f"more than {MAX_STATS} (1 GiB); choose smaller tables (e.g. nst:n=2)")
         head = np.array([codes, moves, scratch, self.values.size], np.float64)
         stats = np.zeros(size)
         if self.policy.init is not None:
