@@ -27,7 +27,7 @@ import numpy as np
 from bandits.registry import Param
 from bandits.spec import parse_bool
 
-__all__ = ["Option", "OPTIONS", "SearchOptions", "OPTION_KEYS", "ENHANCEMENT_KEYS", "SCHEDULES", "FINALS",
+__all__ = ["Option", "OPTIONS", "SearchOptions", "set_playout_check", "OPTION_KEYS", "ENHANCEMENT_KEYS", "SCHEDULES", "FINALS",
            "PARALLEL_MODES", "options_from_spec", "check_bounds", "Budget", "check_budget"]
 
 SCHEDULES = ("hand", "mse")
@@ -191,10 +191,9 @@ def _check(name: str, opt: Option, value):
     if kind == "optional":
         return None if value is None else _number(name, value, opt)
     if kind == "rollout":  # a game's rollout by name, or a playout policy's spec (treepolicies.mcts.playouts)
-        from treepolicies.mcts.playouts import is_playout_spec, make_playout
-
-        if isinstance(value, str) and is_playout_spec(value):
-            return make_playout(value).spec
+        spec = _PLAYOUT_SPEC[0](value) if _PLAYOUT_SPEC[0] is not None and isinstance(value, str) else None
+        if spec is not None:
+            return spec
         kind = "name"
     if kind == "name":
         if not isinstance(value, str) or not value.isidentifier():
@@ -234,6 +233,16 @@ def _check(name: str, opt: Option, value):
             return "auto"
         raise ValueError(f"{name} must be true, false or auto, got {value!r}")
     raise AssertionError(kind)  # pragma: no cover - a declaration error
+
+
+#: the check of a playout policy's spec: spec -> its normal form, None if it names no playout policy,
+#: ValueError if it is wrong (set by treepolicies.mcts.playouts, which imports this module)
+_PLAYOUT_SPEC = [None]
+
+
+def set_playout_check(check) -> None:
+    """Install the check of ``rollout=`` specs that name a playout policy (treepolicies.mcts.playouts)."""
+    _PLAYOUT_SPEC[0] = check
 
 
 def _init(self, **values):

@@ -8,7 +8,8 @@ built-in ones (:mod:`treepolicies.mcts.playout_policies`: ``mast``, ``nst``, ``l
 ``random`` and ``heuristic`` stay what they were: rollout kernels a game offers (``game.rollouts``);
 a game's rollout of that name is taken first.
 
-A policy is two numba kernels and the size of its statistics (``codes`` = the game's move codes,
+The built-in policies are registered when treepolicies.mcts is imported
+(:mod:`treepolicies.mcts.playout_policies`).  A policy is two numba kernels and the size of its statistics (``codes`` = the game's move codes,
 ``params`` its parameters as floats in declaration order, as a node policy's; ``stats`` the search's
 float64 statistics of ``size(codes, params)`` entries, zeros unless ``init`` sets them; ``buf`` a
 float64 scratch of ``scratch(codes, params)`` entries (at least ``codes``), zeroed at the start of
@@ -66,7 +67,7 @@ from numba.extending import overload
 from bandits.registry import Param
 from bandits.spec import parse_bool, parse_spec
 from treepolicies.mcts import calls
-from treepolicies.mcts.options import N_OPTS, O_LO, O_SCALE
+from treepolicies.mcts.options import N_OPTS, O_LO, O_SCALE, set_playout_check
 
 __all__ = ["PlayoutPolicy", "BoundPlayout", "PLAYOUTS", "playout_policy", "make_playout", "playout_names",
            "is_playout_spec", "play_playout", "python_playout", "H_CODES", "H_MOVES", "H_SCRATCH", "H_NPARAMS",
@@ -157,13 +158,8 @@ def playout_policy(name: str, *, choose, update, size, init=None, scratch=None, 
     return policy
 
 
-def _builtins() -> None:
-    from treepolicies.mcts import playout_policies  # noqa: F401  (registers mast, nst, lgrf1, lgrf2, ppa)
-
-
 def playout_names() -> list[str]:
-    """The registered playout policies' names (built-ins first)."""
-    _builtins()
+    """The registered playout policies' names (built-ins first: treepolicies.mcts registers them)."""
     return list(PLAYOUTS)
 
 
@@ -171,7 +167,6 @@ def is_playout_spec(spec) -> bool:
     """True if ``spec``'s name is a registered playout policy."""
     if not isinstance(spec, str) or not spec.strip():
         return False
-    _builtins()
     return spec.strip().partition(":")[0].strip().lower() in PLAYOUTS
 
 
@@ -229,7 +224,6 @@ class BoundPlayout:
 def make_playout(spec: str) -> BoundPlayout:
     """The playout policy a spec names (``mast``, ``mast:tau=0.5``, ``lgrf2:keep=true``); ValueError
     naming the valid names or the parameter and its range."""
-    _builtins()
     name, raw = parse_spec(spec)
     if name not in PLAYOUTS:
         raise ValueError(f"unknown playout policy {name!r} in rollout spec {spec!r}; registered: "
@@ -251,6 +245,14 @@ def make_playout(spec: str) -> BoundPlayout:
         else:
             values.append(float(p.default))
     return BoundPlayout(policy=policy, values=np.array(values, np.float64), keep=keep, spec=spec.strip())
+
+
+def _normal_spec(value: str):
+    """The normal form of a rollout spec naming a playout policy, else None (SearchOptions' check)."""
+    return make_playout(value).spec if is_playout_spec(value) else None
+
+
+set_playout_check(_normal_spec)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -353,13 +355,11 @@ def _final_impl(r, g, s, who):
     return lambda r, g, s, who: calls.result(g, s, who)
 
 
-def python_playout(bound: BoundPlayout, block: np.ndarray, game, rng, tree, plies: list, cap, who, value_of):
+def python_playout(bound: BoundPlayout, block: np.ndarray, game, rng, code_of, plies: list, cap, who, value_of):
     """The playout loop for a game driven from Python (treepolicies.mcts.pydriver): the same kernels
-    on the moves' tree codes (treepolicies.mcts.pydriver.code_of); ``plies`` (a list) holds the
-    tree's plies and gets the playout's; ``value_of(capped)`` the scaled result for ``who``.
-    Returns (value, capped)."""
-    from treepolicies.mcts.pydriver import code_of
-
+    on the moves' tree codes (``code_of(move)``: treepolicies.mcts.pydriver.code_of); ``plies`` (a
+    list) holds the tree's plies and gets the playout's; ``value_of(capped)`` the scaled result
+    for ``who``.  Returns (value, capped)."""
     codes = int(block[H_CODES])
     nparams = int(block[H_NPARAMS])
     params = block[HEADER:HEADER + nparams]
@@ -378,7 +378,7 @@ def python_playout(bound: BoundPlayout, block: np.ndarray, game, rng, tree, plie
             raise ValueError(f"{type(game).__name__} is not terminal but has no legal moves")
         n = len(legal)
         for i, mv in enumerate(legal):
-            c = code_of(tree, mv)
+            c = code_of(mv)
             if c >= codes:
                 raise ValueError(f"playout policy {bound.policy.name!r}: {type(game).__name__} has more than {codes} "
                                  f"distinct moves; declare move_codes on the game (the size of its move tables)")

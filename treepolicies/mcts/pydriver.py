@@ -333,7 +333,8 @@ class _Iteration:
                     else:
                         proven[q] = value
             elif run.playout is not None:  # a playout policy: the same kernels (treepolicies.mcts.playouts)
-                value, _ = python_playout(run.playout, run.opts[N_OPTS:], g, self.stream, tree, plies,
+                value, _ = python_playout(run.playout, run.opts[N_OPTS:], g, self.stream,
+                                          lambda mv: code_of(tree, mv), plies,
                                           run.options.rollout_cap, who, lambda capped: _leaf_value(g, who, run, capped))
             else:
                 capped = playout(g, self.stream, run, tree, plies)
