@@ -79,6 +79,7 @@ def variant_name(executor: str, ckey: str, pkey) -> str:
     parts += [f"rollout={kernel(c.rollout)}"] if c.rollout else []
     parts += [f"prior={kernel(c.prior)}"] if c.prior else []
     parts += ["root"] if c.root else []
+    parts += [f"playout={c.playout.split(':')[1]}"] if getattr(c, "playout", "") else []
     parts += ["specialised"] if pkey is not None and executor != "leaf_helper" else []
     return " ".join(parts)
 

@@ -89,6 +89,9 @@ REFUSALS = [
     ("tictactoe", dict(root_policy="seqhalving", policy="shot"),
      "a policy that hands budgets down (shot) needs a root policy that hands budgets down too, or none: the root's "
      "children would read the per-arm state of root_policy=seqhalving"),
+    ("connect4", dict(threads=2, parallel="leaf", rollout="mast"),
+     "parallel='leaf' needs a rollout without search-wide statistics: rollout='mast' is a playout policy"),
+    ("general", dict(rollout="lgrf1"), "rollout='lgrf1' needs two players who alternate: connect4 has chance nodes"),
 ]
 
 

@@ -108,6 +108,26 @@ def go_is_legal(state, move):
 
 
 @nb.njit(cache=True)
+def go_move_check(state, move):
+    """True iff ``move`` is one of :func:`go_legal`'s moves here, without enumerating them: an empty
+    point, legal and not an own eye (go_playable), not in the root's superko list; a pass never
+    (go_legal offers it only when no point is: a caller that finds none enumerates).  The move check
+    of playout policies' fast path (treepolicies.mcts.playouts)."""
+    n = state[H_SIZE]
+    if go_terminal(state) or move < 0 or move >= n * n:
+        return False
+    p = bd.point_of(state, move)
+    if state[HDR + p] != EMPTY or not bd.go_playable(state, p, state[H_TOMOVE] + 1):
+        return False
+    if state[H_MOVES] == state[H_FORBID_AT]:
+        fb = bd.forbid_base(state)
+        for j in range(state[H_NFORBID]):
+            if state[fb + j] == move:
+                return False
+    return True
+
+
+@nb.njit(cache=True)
 def go_result(state, player):
     """1 / 0.5 / 0 for ``player`` by area score with komi: sign of 2 * area(B - W) - 2 * komi."""
     s2 = 2 * bd.area_score(state) - state[bd.H_KOMI2]
@@ -537,6 +557,7 @@ class Go(BoardGame):
     #: position key kernel for transpositions (treepolicies.mcts.dag)
     key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(go_is_legal)
+    move_check = staticmethod(go_move_check)  # (playout policies' fast path: treepolicies.mcts.playouts)
 
     def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):
         size = bd.check_size(size)

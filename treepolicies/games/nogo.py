@@ -66,6 +66,17 @@ def nogo_is_legal(state, move):
 
 
 @nb.njit(cache=True)
+def nogo_move_check(state, move):
+    """True iff ``move`` is one of :func:`nogo_legal`'s moves here, without enumerating them (the
+    move check of playout policies' fast path: treepolicies.mcts.playouts)."""
+    n = state[H_SIZE]
+    if move < 0 or move >= n * n:
+        return False
+    p = bd.point_of(state, move)
+    return state[HDR + p] == EMPTY and bd.nogo_legal_point(state, p, state[H_TOMOVE] + 1)
+
+
+@nb.njit(cache=True)
 def nogo_play(state, move):
     """Apply a legal move code in place (a legal NoGo move never captures)."""
     bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
@@ -161,6 +172,7 @@ class NoGo(BoardGame):
     #: position key kernel for transpositions (treepolicies.mcts.dag)
     key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(nogo_is_legal)
+    move_check = staticmethod(nogo_move_check)  # (playout policies' fast path: treepolicies.mcts.playouts)
 
     @property
     def max_plies(self) -> int:

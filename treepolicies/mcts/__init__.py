@@ -16,10 +16,12 @@ Modules (docs/architecture.md):
     options       the options' declarations and the SearchOptions record
     capabilities  what combines with what: the one check, and the table of docs/options.md
     calls         a compiled game's kernels called by key
+    playouts      playout policies (rollout=SPEC) with search-wide statistics; playout_policies the built-ins
     result        SearchResult, the final move, root parallelism's combination, tree reuse
     search        search() itself
 """
 from treepolicies.mcts.evaluators import EVALUATORS, register_evaluator
+from treepolicies.mcts import playout_policies as _playout_policies  # noqa: F401  (registers mast, nst, lgrf1, lgrf2, ppa)
 from treepolicies.mcts.options import OPTIONS, Budget, SearchOptions
 from treepolicies.mcts.result import SearchResult, reroot
 from treepolicies.mcts.search import search

@@ -85,19 +85,52 @@ class Feature:
     notes: tuple = ()          # (option row, cell text): a column's condition on an option
 
 
+def _playout(c: Context) -> bool:
+    """A playout policy (treepolicies.mcts.playouts), not a game's rollout, by that name."""
+    from treepolicies.mcts.playouts import is_playout_spec
+
+    return c.options.rollout not in c.rollouts() and is_playout_spec(c.options.rollout)
+
+
 def _has_rollout(c: Context) -> bool:
+    """A rollout that records its plies: the game's by that name, or a playout policy."""
+    return c.options.rollout in c.rollouts() or _playout(c)
+
+
+def _has_codes(c: Context) -> bool:
+    """A compiled search's playout policy indexes its tables by move code: the game declares
+    ``move_codes`` (a game driven from Python numbers its moves itself)."""
+    return not c.compiled or int(getattr(c.game, "move_codes", 0) or 0) > 0
+
+
+def _codes_reason(c: Context) -> str:
+    return (f"{c.name} declares no move_codes (0 <= move < move_codes: the size of a playout policy's tables); "
+            "set it, or search with compiled=False")
+
+
+def _scores_capped(c: Context) -> bool:
+    """A compiled game's way to score a capped playout: its rollout by that name, or (a playout
+    policy) its random rollout's value."""
+    if _playout(c):
+        return "random" in c.rollouts()
     return c.options.rollout in c.rollouts()
 
 
 def _rollout_reason(c: Context) -> str:
     offered = c.rollouts()
     if not c.compiled_game:
-        return (f"a Python game ({c.name}) has only the random rollout (its legal_moves); a compiled game may offer "
-                "more (game.rollouts)")
+        return (f"a Python game ({c.name}) has only the random rollout (its legal_moves) and the playout policies "
+                f"({', '.join(_playout_names())}); a compiled game may offer more (game.rollouts)")
     if offered:
-        return f"{c.name} offers {', '.join(offered)}"
+        return f"{c.name} offers {', '.join(offered)}, and the playout policies ({', '.join(_playout_names())})"
     return (f"{c.name} has no rollout kernels (game.rollouts, treepolicies.games.Rollout); search it with "
             "compiled=False")
+
+
+def _playout_names() -> list:
+    from treepolicies.mcts.playouts import playout_names
+
+    return playout_names()
 
 
 def _python_policy(c: Context) -> bool:
@@ -116,10 +149,16 @@ FEATURES: tuple = (
     Feature(name=lambda c: "parallel='leaf'", active=lambda c: c.executor == "leaf", row="parallel='leaf'",
             excludes=(("Python game", "it runs compiled playouts on the game's kernels, so it needs a compiled "
                                       "game (parallel='root' works with any game)"),),
-            notes=(("evaluator", "yes, with value_mix > 0 (the leaves' playouts in parallel)"),),
+            notes=(("evaluator", "yes, with value_mix > 0 (the leaves' playouts in parallel)"),
+                   ("rollout", "yes, but not a playout policy with statistics (mast, nst, lgrf1, lgrf2, ppa, a "
+                               "plugin's): its helpers' playouts would race on the table")),
             needs=(("a playout at the leaf", lambda c: c.options.evaluator is None or c.options.value_mix > 0.0,
                     lambda c: "evaluator=... with value_mix=0 plays none (use parallel='tree', whose threads batch "
-                              "the evaluator's leaves, or value_mix > 0)"),)),
+                              "the evaluator's leaves, or value_mix > 0)"),
+                   ("a rollout without search-wide statistics", lambda c: not _playout(c),
+                    lambda c: f"rollout={c.options.rollout!r} is a playout policy whose statistics the helpers' "
+                              "simultaneous playouts would race on (use parallel='tree': one shared table, benign "
+                              "races; or parallel='root': a table per tree)"),)),
     Feature(name=lambda c: "parallel='root'", active=lambda c: c.executor == "root", row="parallel='root'",
             needs=(("a fresh tree", lambda c: c.reuse is None,
                     lambda c: "it builds its own trees every move, so tree reuse (tree=, reuse=true) does not "
@@ -136,9 +175,13 @@ FEATURES: tuple = (
                    ("a tree built with transpositions", lambda c: c.reuse is None or c.reuse.dag is not None,
                     lambda c: "the tree passed for reuse has none (pass tree=None)"))),
     Feature(name=lambda c: f"rollout={c.options.rollout!r}", active=lambda c: c.options.rollout != "random",
-            row="rollout", game_needs="the rollout by that name (game.rollouts)",
-            needs=(("a rollout the game offers", lambda c: c.compiled_game and _has_rollout(c),
-                    lambda c: _rollout_reason(c)),)),
+            row="rollout", game_needs="the rollout by that name (game.rollouts); a playout policy: nothing",
+            needs=(("a rollout the game offers", lambda c: (_playout(c) and _has_codes(c)) or (
+                        not _playout(c) and c.compiled_game and _has_rollout(c)),
+                    lambda c: _codes_reason(c) if _playout(c) else _rollout_reason(c)),
+                   ("two players who alternate", lambda c: not (_playout(c) and general_game(c.game)),
+                    lambda c: f"{c.name} has chance nodes, other than two players or is general-sum, and a playout "
+                              "policy's statistics are kept for two players who alternate"))),
     Feature(name=lambda c: "rave=true", active=lambda c: bool(c.options.rave), row="rave, grave_ref",
             excludes=(_GENERAL,),
             game_needs="compiled: a rollout kernel that records its plies (game.rollouts)",
@@ -147,8 +190,8 @@ FEATURES: tuple = (
     Feature(name=lambda c: "rollout_cap", active=lambda c: c.options.rollout_cap is not None, row="rollout_cap",
             game_needs="compiled: a rollout kernel; Python: value(player) of an unfinished position",
             needs=(("a way to score an unfinished position",
-                    lambda c: _has_rollout(c) if c.compiled else (
-                        (c.compiled_game and _has_rollout(c)) or callable(getattr(c.game, "value", None))),
+                    lambda c: _scores_capped(c) if c.compiled else (
+                        (c.compiled_game and _scores_capped(c)) or callable(getattr(c.game, "value", None))),
                     lambda c: _rollout_reason(c) if c.compiled else
                     f"give {type(c.game).__name__} a value(player) method returning a number in its reward range"),)),
     Feature(name=lambda c: f"prior={c.options.prior!r}", active=lambda c: c.options.prior != "uniform", row="prior",
@@ -299,7 +342,7 @@ def options_table() -> str:
             if opt.kind == "optional":
                 values += " or none"
         else:
-            values = {"name": "a name the game offers", "bounds": "lo:hi", "fpu": "inf \\| parent \\| [0, 1]",
+            values = {"name": "a name the game offers", "rollout": "a name the game offers or a playout spec", "bounds": "lo:hi", "fpu": "inf \\| parent \\| [0, 1]",
                       "evaluator": "a function or a registered name", "policy": "a policy spec or none",
                       "auto": "true \\| false \\| auto"}[opt.kind]
         default = "none" if p.default is None else (str(p.default).lower() if isinstance(p.default, bool)

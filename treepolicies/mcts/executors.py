@@ -27,7 +27,8 @@ from bandits.stats import COUNT, NSTAT, NVIEW
 from treepolicies.mcts import loops
 from treepolicies.mcts.calls import game_key, position_key, prior_key, rollout_key
 from treepolicies.mcts.dag import grow_dag
-from treepolicies.mcts.options import O_PRIOR
+from treepolicies.mcts.options import N_OPTS, O_PRIOR
+from treepolicies.mcts.playouts import DEFAULT_PYTHON_CODES, HEADER, is_playout_spec, make_playout
 from treepolicies.mcts.parallel import grow_par, new_par, no_par
 from treepolicies.mcts.steps import (BAD_ARM, BAD_RAISE, BAD_REWARD, EARLY, FULL_STATUS, PROVEN, RUNNING, Config, Scratch,
                                      config_key)
@@ -69,6 +70,11 @@ class Run:
             self.opts[O_PRIOR] = 1.0  # the evaluator's priors are the children's priors
         rollouts = getattr(game, "rollouts", None) or {}
         self.kernel = rollouts.get(options.rollout)  # a Rollout, or None: the game's playout kernel
+        self.playout = self.playout_stats = None  # a playout policy (treepolicies.mcts.playouts), its statistics
+        if self.kernel is None and is_playout_spec(options.rollout):
+            self.playout = make_playout(options.rollout)
+            self.kernel = rollouts.get("random")  # (what values a capped playout, if the game has it)
+            self._attach_playout(game, compiled)
         priors = getattr(game, "priors", None) or {}
         self.prior = priors.get(options.prior) if options.prior != "uniform" else None
         self.pkey = None
@@ -92,8 +98,26 @@ class Run:
             leaf="eval" if self.evaluator is not None else "playout", enhanced=enhanced,
             rollout=rollout_key(self.kernel) if enhanced else "", prior=prior_key(self.prior) if enhanced else "",
             key=position_key(getattr(game, "key_kernel", None)) if options.transpositions else "",
-            root="fv" if self.rooted else "")
+            root="fv" if self.rooted else "", playout=self.playout.key_for(getattr(game, "move_check", None))
+            if self.playout is not None and enhanced else "")
         self.ckey = config_key(self.config)
+
+    def _attach_playout(self, game, compiled) -> None:
+        """The playout policy's block appended to the options' array (treepolicies.mcts.playouts):
+        every step and thread reads it there; ``playout_stats`` is a view of its statistics."""
+        m = max(1, int(getattr(game, "max_moves", 0) or 0))
+        codes = int(getattr(game, "move_codes", 0) or 0) or DEFAULT_PYTHON_CODES  # (compiled: declared, capabilities)
+        block = self.playout.block(codes, max(m, codes))
+        self.opts = np.concatenate([self.opts, block])
+        self.playout_stats = self.opts[N_OPTS + HEADER + self.playout.values.size:]
+
+    def keep_playout_stats(self, tree) -> None:
+        """With ``keep=true``, the statistics of the search before on this (reused) tree, if any of
+        the same policy and size, carried over (tree.playout_stats)."""
+        old = getattr(tree, "playout_stats", None)
+        if self.playout is not None and self.playout.keep and old is not None and \
+                getattr(tree, "playout_spec", None) == self.playout.spec and old.shape == self.playout_stats.shape:
+            self.playout_stats[:] = old
 
     # -- compiled entry points ----------------------------------------------------------------
     def entry(self, which: str):

@@ -9,6 +9,7 @@ Adding an option is one declaration here plus the step that reads it.
 
 How a value is read (``Option.kind``): ``param`` a number, bool or choice checked against its
 Param; ``optional`` a number or None (unset); ``name`` a name a game offers (rollouts, priors);
+``rollout`` such a name or a playout policy's spec (treepolicies.mcts.playouts);
 ``bounds`` two numbers lo < hi (``lo:hi`` in a spec); ``fpu`` inf, parent or a number in [0, 1];
 ``evaluator`` a function or a registered evaluator's name; ``policy`` a policy spec (or None);
 ``auto`` true, false or auto.
@@ -26,7 +27,7 @@ import numpy as np
 from bandits.registry import Param
 from bandits.spec import parse_bool
 
-__all__ = ["Option", "OPTIONS", "SearchOptions", "OPTION_KEYS", "ENHANCEMENT_KEYS", "SCHEDULES", "FINALS",
+__all__ = ["Option", "OPTIONS", "SearchOptions", "set_playout_check", "OPTION_KEYS", "ENHANCEMENT_KEYS", "SCHEDULES", "FINALS",
            "PARALLEL_MODES", "options_from_spec", "check_bounds", "Budget", "check_budget"]
 
 SCHEDULES = ("hand", "mse")
@@ -107,8 +108,10 @@ OPTIONS: dict[str, Option] = {
     "grave_ref": _p(0, integer=True, low=0, high=MAX_GRAVE_REF,
                     doc="GRAVE (Cazenave 2015): AMAF statistics of the closest ancestor with at least this many "
                         "visits; 0 = off; > 0 turns rave on"),
-    "rollout": _p("random", kind="name", doc="the playout: random, or a rollout the game offers (game.rollouts: "
-                                             "heuristic for Go, NoGo, Connect Four)"),
+    "rollout": _p("random", kind="rollout",
+                  doc="the playout: random, a rollout the game offers (game.rollouts: heuristic for Go, NoGo, "
+                      "Connect Four), or a playout policy with search-wide statistics by spec (mast, "
+                      "mast:epsilon=0.1, nst, lgrf1, lgrf2, ppa, a plugin's: docs/playouts.md)"),
     "rollout_cap": _p(None, kind="optional", integer=True, low=1, high=MAX_ROLLOUT_CAP,
                       doc="stop a playout after this many plies and score the position as it stands; none = play to "
                           "the end"),
@@ -187,6 +190,11 @@ def _check(name: str, opt: Option, value):
         return _number(name, value, opt)
     if kind == "optional":
         return None if value is None else _number(name, value, opt)
+    if kind == "rollout":  # a game's rollout by name, or a playout policy's spec (treepolicies.mcts.playouts)
+        spec = _PLAYOUT_SPEC[0](value) if _PLAYOUT_SPEC[0] is not None and isinstance(value, str) else None
+        if spec is not None:
+            return spec
+        kind = "name"
     if kind == "name":
         if not isinstance(value, str) or not value.isidentifier():
             raise ValueError(f"{name} must be a name such as {p.default} or heuristic, got {value!r}")
@@ -225,6 +233,16 @@ def _check(name: str, opt: Option, value):
             return "auto"
         raise ValueError(f"{name} must be true, false or auto, got {value!r}")
     raise AssertionError(kind)  # pragma: no cover - a declaration error
+
+
+#: the check of a playout policy's spec: spec -> its normal form, None if it names no playout policy,
+#: ValueError if it is wrong (set by treepolicies.mcts.playouts, which imports this module)
+_PLAYOUT_SPEC = [None]
+
+
+def set_playout_check(check) -> None:
+    """Install the check of ``rollout=`` specs that name a playout policy (treepolicies.mcts.playouts)."""
+    _PLAYOUT_SPEC[0] = check
 
 
 def _init(self, **values):
@@ -347,6 +365,8 @@ def _parse(key: str, opt: Option, raw: str, spec: str):
             return tuple(float(x) for x in raw.split(":"))
         if kind == "auto":
             return "auto" if low == "auto" else parse_bool(key, raw, spec)
+        if kind == "rollout":  # (a playout policy's parameters in parentheses: rollout=(mast:tau=0.5,epsilon=0.1))
+            return raw[1:-1].strip() if raw.startswith("(") and raw.endswith(")") else raw
         if kind == "policy":  # (a spec with parameters of its own in parentheses: root_policy=(gumbel:m=4,c_scale=0.1))
             if low in ("none", "null"):
                 return None

@@ -36,7 +36,8 @@ from treepolicies.mcts.amaf import amaf_update, amaf_update_path
 from treepolicies.mcts import bound
 from treepolicies.mcts.dag import grave_reference, link, prove_path, python_key
 from treepolicies.mcts.executors import drive, grow
-from treepolicies.mcts.options import O_REF
+from treepolicies.mcts.options import N_OPTS, O_REF
+from treepolicies.mcts.playouts import python_playout
 from treepolicies.mcts.steps import BAD_ARM, BAD_RAISE, BAD_REWARD, FULL_STATUS, RUNNING
 from treepolicies.mcts.tree import FULL, Tree, leader_is_safe, mark_terminal
 from treepolicies.mcts.view import order_by_prior, root_noise
@@ -263,9 +264,10 @@ class _Iteration:
         first, proven, move = arrays.first, arrays.proven, arrays.move
         path = arrays.path
         solver, rave = self.solver, self.rave
+        record = rave or run.playout is not None  # (a playout policy reads and learns from the plies)
         sc.codes(len(tree.objects))
         g = self.game.copy()
-        plies = [] if rave else None
+        plies = [] if record else None
         node, depth = 0, 0
         if self.general:  # (the descent meets chance nodes: position by position)
             max_depth = None
@@ -276,7 +278,7 @@ class _Iteration:
                 return BAD_ARM
             for i in range(depth):
                 c = path[i]
-                if rave:
+                if record:
                     plies.append(2 * int(move[c]) + int(g.to_move))
                 g.play(tree.objects[move[c]])
             max_depth = None
@@ -300,7 +302,7 @@ class _Iteration:
             c = self._pick(q, depth, g)
             if c < 0:
                 return BAD_ARM
-            if rave:
+            if record:
                 plies.append(2 * int(move[c]) + int(g.to_move))
             g.play(tree.objects[move[c]])
             path[depth] = c
@@ -330,6 +332,10 @@ class _Iteration:
                         mark_terminal(arrays, node, value)
                     else:
                         proven[q] = value
+            elif run.playout is not None:  # a playout policy: the same kernels (treepolicies.mcts.playouts)
+                value, _ = python_playout(run.playout, run.opts[N_OPTS:], g, self.stream,
+                                          lambda mv: code_of(tree, mv), plies,
+                                          run.options.rollout_cap, who, lambda capped: _leaf_value(g, who, run, capped))
             else:
                 capped = playout(g, self.stream, run, tree, plies)
                 value = _leaf_value(g, who, run, capped)

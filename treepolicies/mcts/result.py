@@ -185,6 +185,8 @@ def reroot(tree: Tree, move, game_after=None):
             return None
     new.policy_spec, new.compiled, new.codes, new.objects = tree.policy_spec, tree.compiled, tree.codes, tree.objects
     new.root_spec = tree.root_spec
+    new.playout_stats = getattr(tree, "playout_stats", None)  # (a playout policy's, kept with keep=true)
+    new.playout_spec = getattr(tree, "playout_spec", None)
     new.kernels, new.root_state = tree.kernels, None
     new.root_key = position_key(game_after) if game_after is not None else None
     if tree.kernels is not None and tree.root_state is not None:

@@ -142,6 +142,7 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
               vl=options.virtual_loss, compiled=compiled, specialize=specialize)
     stream = make_stream(seed)
     tree = _tree_for(game, tree, policy, root, options, run, iterations, compiled, has_kernels)
+    run.keep_playout_stats(tree)  # (a playout policy's statistics, with keep=true: treepolicies.mcts.playouts)
 
     if compiled:
         run.prepare(tree)  # before the clock starts
@@ -159,6 +160,8 @@ def search(game, policy, budget=None, options=None, *, iterations=None, seconds=
         fail(run, reason)
     elapsed = time.perf_counter() - start
     auto_account(run, elapsed)
+    if run.playout is not None:
+        tree.playout_stats, tree.playout_spec = run.playout_stats, run.playout.spec
     if tree.dag is not None:
         root_proofs(tree)  # the root moves' proofs, read through their positions, for the final move
     return result_of(tree, policy, done, elapsed, reason, options.final, options.solver, root, stream)

@@ -31,6 +31,8 @@ branch at run time:
     prior     the prior kernel's key ("" = uniform priors)
     key       the position key kernel's key (the DAG)
     root      "" (the tree policy at the root too) or "fv" (a root policy through function values)
+    playout   "" or a playout policy's key (treepolicies.mcts.playouts: its kernels in the playout,
+              its statistics in the options' array; the descent then records its plies)
 
 The executors (treepolicies.mcts.loops) are loops around these steps; the Python-game driver
 (treepolicies.mcts.pydriver) runs the same steps with a Python game's methods.  So an
@@ -53,7 +55,7 @@ from numba.core import types
 from numba.extending import overload
 
 from bandits.stats import COUNT, FIRST, refresh
-from treepolicies.mcts import calls
+from treepolicies.mcts import calls, playouts
 from treepolicies.mcts.amaf import amaf_update, amaf_update_locked, amaf_update_path
 from treepolicies.mcts.atomics import atomic_cas, lock, unlock
 from treepolicies.mcts.dag import backup_path, grave_reference as dag_grave_reference, link, pick, pick_view, prove_path
@@ -86,6 +88,7 @@ class Config(NamedTuple):
     prior: str = ""
     key: str = ""
     root: str = ""
+    playout: str = ""
 
 
 #: key text -> Config
@@ -304,6 +307,7 @@ def _descend_impl(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, 
     legal_k, play_k, to_move_k, terminal_k = kernels.legal, kernels.play, kernels.to_move, kernels.terminal
     on_dag, locked, rooted, enhanced = c.storage == "dag", c.executor == "tree", c.root != "", c.enhanced
     evaluated = c.leaf == "eval"
+    recorded = c.playout != ""
     prkey = c.prior
     key_k = calls.KERNELS[c.key] if on_dag else None
 
@@ -311,8 +315,10 @@ def _descend_impl(cfg, pk, params, pkr, rparams, tree, dag, par, root_state, x, 
         s = x.s
         for i in range(s.shape[0]):  # (not s[:] = root_state: its shape check's error message alone took 6 s to compile)
             s[i] = root_state[i]
-        rave = False
-        if enhanced:
+        rave = False  # the descent records its plies: RAVE, or a playout policy (it reads and learns from the
+        if recorded:  # whole simulation's)
+            rave = True
+        elif enhanced:
             rave = opts[O_RAVE] > 0.0
         node = 0
         depth = 0
@@ -503,7 +509,11 @@ def _rollout(cfg, s, plies, n_plies, rng, opts, who):  # pragma: no cover
 @overload(_rollout, prefer_literal=True, inline="always")
 def _rollout_impl(cfg, s, plies, n_plies, rng, opts, who):
     c = config_of(cfg)
-    g, rkey = c.game, c.rollout
+    g, rkey, pl = c.game, c.rollout, c.playout
+    if pl != "":  # a playout policy (treepolicies.mcts.playouts): its loop, its update; rkey values a capped one
+        def policy_playout(cfg, s, plies, n_plies, rng, opts, who):
+            return playouts.play_playout(pl, g, rkey, s, rng, plies, n_plies, np.int64(opts[O_CAP]), opts, who)
+        return policy_playout
     if rkey == "":  # the game's playout (no rollout kernel: no cap, no plies; the capabilities say so)
         def playout(cfg, s, plies, n_plies, rng, opts, who):
             calls.playout(g, s, rng)
