@@ -240,7 +240,10 @@ def test_a_second_process_finds_every_kernel_in_the_disk_cache():
 def test_a_seconds_budget_starts_after_compilation(tmp_path):
     # A policy no process has compiled yet (its source is new), searched with seconds=0.1 in a fresh
     # process: its compilation (about a second) must not eat the budget, so the first search runs
-    # at least half the iterations of the same search repeated warm in that process.
+    # a good share of the iterations of the same search repeated warm in that process.  (Had the
+    # clock started before compiling, the first search would stop after its first chunk of 64
+    # iterations; a tenth of the warm search's thousands leaves room for a loaded machine, where
+    # the first search's cache loading and a busy core took it to 0.499 of the warm one.)
     token = f"{os.getpid()}_{abs(hash(str(tmp_path))) % 10**8}"
     path = tmp_path / "fresh_policy.py"
     path.write_text(textwrap.dedent(f"""
@@ -264,7 +267,7 @@ def test_a_seconds_budget_starts_after_compilation(tmp_path):
                           env={**os.environ, "PYTHONPATH": ROOT}, timeout=600)
     assert proc.returncode == 0, proc.stderr
     first, warm, _ = proc.stdout.split()
-    assert int(first) >= int(warm) / 2
+    assert int(first) >= int(warm) / 10 and int(warm) > 640
 
 
 @pytest.mark.parametrize("spec", ["ucb1:c=0.7", "t_etc:m=1"])
