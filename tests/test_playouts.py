@@ -342,9 +342,11 @@ def test_specs_and_their_one_line_errors():
 
 
 # ------------------------------------------------------------------------------------------------
-# searches: MAST on Connect Four (the default tier's one loop variant for playout policies)
+# searches: MAST on Connect Four (a loop variant of its own: the slow tier, in CI's part; the default
+# tier checks the playout policies' kernels above, called directly)
 
 
+@pytest.mark.slow
 def test_mast_search_is_reproducible_and_keeps_its_values_across_moves():
     game = make_game("connect4")
     a = search(game, "ucb1:c=0.5", iterations=400, seed=3, early_stop=False, rollout="mast:keep=true")
