@@ -19,33 +19,6 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a long test, run only with --slow")
-    _warm_the_cache(config)
-
-
-def _warm_the_cache(config) -> None:
-    """With pytest-xdist workers (``-n N``, N >= 2), before they start: compile what the tier's tests
-    share (tests/warm_cache.py) in N processes, each its own share, into numba's disk cache; the
-    workers then load it instead of each compiling the same loops at the same time."""
-    import subprocess
-
-    workers = getattr(config.option, "numprocesses", None)
-    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 or config.option.collectonly:
-        return
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_cache.py")
-    root = os.path.dirname(os.path.dirname(script))
-    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    procs = [subprocess.Popen([sys.executable, script, str(k), str(workers)], cwd=root, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for k in range(workers)]
-    try:
-        for proc in procs:
-            _, err = proc.communicate()
-            if proc.returncode != 0:  # (only said: each test compiles what it needs itself)
-                lines = [line for line in err.splitlines() if line.startswith("warm_cache:")] or err.splitlines()[-1:]
-                sys.stderr.write("".join(f"{line}\n" for line in lines))
-    except BaseException:  # a Ctrl-C while warming: stop the helpers too
-        for proc in procs:
-            proc.kill()
-        raise
 
 
 def pytest_collection_modifyitems(config, items):
