@@ -53,7 +53,7 @@ from bandits.registry import Param
 from bandits.rng import randint, uniform
 from treepolicies.mcts.playouts import playout_policy
 
-__all__ = ["gibbs_draw", "egreedy_draw", "mast_q", "mast_init", "mast_propose", "lgrf1_propose", "lgrf2_propose",
+__all__ = ["gibbs_draw", "weighted_draw", "egreedy_draw", "mast_q", "mast_init", "mast_propose", "lgrf1_propose", "lgrf2_propose",
            "mast_choose", "mast_update", "nst_choose", "nst_update", "lgrf1_choose",
            "lgrf2_choose", "lgrf_update", "ppa_choose", "ppa_update", "nst_offsets"]
 
@@ -71,10 +71,17 @@ def gibbs_draw(values, n, tau, rng):
         e = math.exp((values[j] - mx) / tau)
         values[j] = e
         total += e
+    return weighted_draw(values, n, total, rng)
+
+
+@nb.njit(cache=True)
+def weighted_draw(weights, n, total, rng):
+    """An index j in 0..n-1 with probability weights[j] / total (total = sum weights[:n] > 0); one
+    uniform draw, inverted by the cumulative sum."""
     u = uniform(rng) * total
     acc = 0.0
     for j in range(n):
-        acc += values[j]
+        acc += weights[j]
         if u < acc:
             return j
     return n - 1
@@ -182,13 +189,7 @@ def mast_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
         e = stats[3 * (base + moves[j]) + 2]
         buf[j] = e
         total += e
-    u = uniform(rng) * total
-    acc = 0.0
-    for j in range(n):
-        acc += buf[j]
-        if u < acc:
-            return j
-    return n - 1
+    return weighted_draw(buf, n, total, rng)
 
 
 @nb.njit(cache=True)
@@ -471,13 +472,7 @@ def ppa_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     acc_at = codes + base
     for j in range(n):
         buf[acc_at + moves[j]] += buf[j] / total
-    u = uniform(rng) * total
-    acc = 0.0
-    for j in range(n):
-        acc += buf[j]
-        if u < acc:
-            return j
-    return n - 1
+    return weighted_draw(buf, n, total, rng)
 
 
 @nb.njit(cache=True)
