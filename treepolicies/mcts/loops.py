@@ -37,6 +37,7 @@ import numpy as np
 from bandits.compiling import track
 from bandits.stats import COUNT
 from treepolicies.mcts import calls
+from treepolicies.mcts.borrow import borrowed
 from treepolicies.mcts.atomics import atomic_add, atomic_cas, atomic_load, atomic_xchg, cpu_yield
 from treepolicies.mcts.parallel import leader_safe_locked, undo
 from treepolicies.mcts.steps import (BAD_RAISE, BAD_REWARD, EARLY, FULL_STATUS, LEAF_PLAYOUT, LEAF_TERMINAL, PROVEN, RUNNING,
@@ -359,13 +360,15 @@ def _make_single(ckey, pkey):
     if pkey is None:
         @nb.njit(cache=True, nogil=True, error_model="numpy")
         def single(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, n_iter, solver, early, max_depth):
-            return _single(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, n_iter, solver, early,
+            return _single(ckey, pk, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                           borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), n_iter, solver, early,
                            max_depth)
         return single
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def single_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, n_iter, solver, early, max_depth):
-        return _single(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, n_iter, solver, early,
+        return _single(ckey, pkey, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                       borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), n_iter, solver, early,
                        max_depth)
     return single_policy
 
@@ -375,15 +378,17 @@ def _make_tree_worker(ckey, pkey):
         @nb.njit(cache=True, nogil=True, error_model="numpy")
         def tree_worker(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, n_iter, solver, early,
                         max_depth, c_start, vl, ctl):
-            return _tree_worker(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, n_iter, solver,
-                                early, max_depth, c_start, vl, ctl)
+            return _tree_worker(ckey, pk, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                                borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), n_iter, solver, early,
+                                max_depth, c_start, vl, borrowed(ctl))
         return tree_worker
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def tree_worker_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, n_iter, solver, early,
                            max_depth, c_start, vl, ctl):
-        return _tree_worker(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, n_iter, solver,
-                            early, max_depth, c_start, vl, ctl)
+        return _tree_worker(ckey, pkey, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                            borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), n_iter, solver, early,
+                            max_depth, c_start, vl, borrowed(ctl))
     return tree_worker_policy
 
 
@@ -392,22 +397,27 @@ def _make_leaf_master(ckey, pkey):
         @nb.njit(cache=True, nogil=True, error_model="numpy")
         def leaf_master(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, n_iter, solver, early,
                         max_depth, states, values, rngs, plies, nplies, sync):
-            return _leaf_master(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, n_iter, solver,
-                                early, max_depth, states, values, rngs, plies, nplies, sync)
+            return _leaf_master(ckey, pk, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                                borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), n_iter, solver, early,
+                                max_depth, borrowed(states), borrowed(values), borrowed(rngs), borrowed(plies),
+                                borrowed(nplies), borrowed(sync))
         return leaf_master
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def leaf_master_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, n_iter, solver, early,
                            max_depth, states, values, rngs, plies, nplies, sync):
-        return _leaf_master(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, n_iter, solver,
-                            early, max_depth, states, values, rngs, plies, nplies, sync)
+        return _leaf_master(ckey, pkey, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                            borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), n_iter, solver, early,
+                            max_depth, borrowed(states), borrowed(values), borrowed(rngs), borrowed(plies),
+                            borrowed(nplies), borrowed(sync))
     return leaf_master_policy
 
 
 def _make_leaf_helper(ckey, pkey):
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def leaf_helper(k, tree, states, values, rngs, plies, nplies, sync, opts):
-        return _leaf_helper(ckey, k, tree, states, values, rngs, plies, nplies, sync, opts)
+        return _leaf_helper(ckey, k, borrowed(tree), borrowed(states), borrowed(values), borrowed(rngs),
+                            borrowed(plies), borrowed(nplies), borrowed(sync), borrowed(opts))
     return leaf_helper
 
 
@@ -416,15 +426,17 @@ def _make_eval_descents(ckey, pkey):
         @nb.njit(cache=True, nogil=True, error_model="numpy")
         def eval_descents(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, want, solver, max_depth, vl,
                           b):
-            return _eval_descents(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, want, solver,
-                                  max_depth, vl, b)
+            return _eval_descents(ckey, pk, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                                  borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), want, solver,
+                                  max_depth, vl, borrowed(b))
         return eval_descents
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def eval_descents_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, want, solver, max_depth,
                              vl, b):
-        return _eval_descents(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, want, solver,
-                              max_depth, vl, b)
+        return _eval_descents(ckey, pkey, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                              borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), want, solver, max_depth,
+                              vl, borrowed(b))
     return eval_descents_policy
 
 
@@ -432,15 +444,17 @@ def _make_eval_finish(ckey, pkey):
     if pkey is None:
         @nb.njit(cache=True, nogil=True, error_model="numpy")
         def eval_finish(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, k, start, solver, mix, vl, b):
-            return _eval_finish(ckey, pk, params, pkr, rparams, tree, dag, par, root_state, x, opts, k, start, solver,
-                                mix, vl, b)
+            return _eval_finish(ckey, pk, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                                borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), k, start, solver, mix,
+                                vl, borrowed(b))
         return eval_finish
 
     @nb.njit(cache=True, nogil=True, error_model="numpy")
     def eval_finish_policy(tree, dag, par, root_state, pk, params, pkr, rparams, x, opts, k, start, solver, mix, vl,
                            b):
-        return _eval_finish(ckey, pkey, params, pkr, rparams, tree, dag, par, root_state, x, opts, k, start, solver,
-                            mix, vl, b)
+        return _eval_finish(ckey, pkey, borrowed(params), pkr, borrowed(rparams), borrowed(tree), borrowed(dag),
+                            borrowed(par), borrowed(root_state), borrowed(x), borrowed(opts), k, start, solver, mix, vl,
+                            borrowed(b))
     return eval_finish_policy
 
 
