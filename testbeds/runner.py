@@ -38,6 +38,7 @@ from bandits.compiling import track
 from bandits.registry import policy_key
 from bandits.rng import Stream, counter_key, keyed_normal, stream_state
 from bandits.stats import COUNT
+from bandits.borrow import borrowed
 from testbeds._spawn import run_here_instead
 from testbeds.results import METRICS, TestbedResult
 from testbeds.testbed import WALK_DRAW, Testbed, draw_reward
@@ -133,8 +134,9 @@ def _make_chunk_runner(key: str, cache: bool):
     @nb.njit(cache=cache, error_model="numpy")
     def run_chunk(params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed, task0,
                   horizon, acc, trace_arms, trace_rewards):
-        _play_chunk(key, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed,
-                    task0, horizon, acc, trace_arms, trace_rewards)
+        _play_chunk(key, borrowed(params), borrowed(state), borrowed(arm_state), borrowed(stats), borrowed(means),
+                    env_code, env_seed, reward_sd, walk_sd, seed, task0, horizon, borrowed(acc), borrowed(trace_arms),
+                    borrowed(trace_rewards))
     return track(run_chunk) if cache else run_chunk
 
 
@@ -142,8 +144,9 @@ def _make_chunk_runner(key: str, cache: bool):
 def _run_chunk_shared(pk, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed,
                       task0, horizon, acc, trace_arms, trace_rewards):
     """The loop every policy shares: the policy ``pk`` (PolicyKernels) called through function values."""
-    _play_chunk(pk, params, state, arm_state, stats, means, env_code, env_seed, reward_sd, walk_sd, seed, task0,
-                horizon, acc, trace_arms, trace_rewards)
+    _play_chunk(pk, borrowed(params), borrowed(state), borrowed(arm_state), borrowed(stats), borrowed(means),
+                env_code, env_seed, reward_sd, walk_sd, seed, task0, horizon, borrowed(acc), borrowed(trace_arms),
+                borrowed(trace_rewards))
 
 
 _CHUNK_RUNNERS: dict[str, Any] = {}

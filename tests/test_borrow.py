@@ -1,11 +1,11 @@
-"""treepolicies.mcts.borrow: the loop's arrays without reference counting, writes kept."""
+"""bandits.borrow: the loop's arrays without reference counting, writes kept."""
 from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 from numba.extending import overload
 
-from treepolicies.mcts.borrow import borrowed
+from bandits.borrow import borrowed
 
 
 class Pair(NamedTuple):

@@ -37,7 +37,7 @@ import numpy as np
 from bandits.compiling import track
 from bandits.stats import COUNT
 from treepolicies.mcts import calls
-from treepolicies.mcts.borrow import borrowed
+from bandits.borrow import borrowed
 from treepolicies.mcts.atomics import atomic_add, atomic_cas, atomic_load, atomic_xchg, cpu_yield
 from treepolicies.mcts.parallel import leader_safe_locked, undo
 from treepolicies.mcts.steps import (BAD_RAISE, BAD_REWARD, EARLY, FULL_STATUS, LEAF_PLAYOUT, LEAF_TERMINAL, PROVEN, RUNNING,
