@@ -26,7 +26,9 @@ import contextlib
 import numba as nb
 import numpy as np
 
+from bandits.rng import randint
 from treepolicies.games import board as bd
+from treepolicies.games.go_patterns import pattern_match
 from treepolicies.games.board import (
     BLACK, EMPTY, H_CAP, H_FORBID_AT, H_HASH, H_KO, H_MOVES, H_NFORBID, H_PASSES, H_SIZE,
     H_STRIDE, H_TOMOVE, HDR, WHITE,
@@ -172,6 +174,142 @@ def go_heuristic_point(state, rng, colour, last):
 
 
 @nb.njit(cache=True)
+def go_pattern_point(state, rng, colour, last, prev):
+    """The pattern playout's point for ``colour`` (-1: pass): MoGo's order (Gelly, Wang, Munos &
+    Teytaud 2006, algorithm 2; Wang & Gelly 2007).  ``last`` is the padded point of the opponent's
+    last move, ``prev`` of the mover's own move before it (-1: none or a pass).  Uniformly among
+    the candidates of the first rule that has one:
+
+    1. escape: the last move put an own chain next to it in atari: extend at the chain's liberty
+       if the chain then has at least two liberties, or capture the last move's chain if it is in
+       atari itself (one candidate per chain in atari, and the capture [ours]);
+    2. pattern: an empty point among the 8 neighbours of the last move where a MoGo pattern
+       matches (:mod:`treepolicies.games.go_patterns`), legal, no own eye, no self-atari [ours];
+    3. capture: the liberty of an enemy chain in atari: the last move's chain, or one next to the
+       mover's own previous move (the ataris the last two plies made or left) [ours: not a
+       board-wide scan, which would cost more than the rest of the playout];
+    4. a uniformly random legal point that fills no own eye and is no self-atari, else any legal
+       non-eye point (a self-atari), else pass (as :func:`go_heuristic_point`).  A self-atari is
+       played only when nothing else is: a nakade (a throw-in that kills a group by taking its
+       eye space) is thus rare in these playouts [ours: a known limitation, as in the heuristic].
+    """
+    npts = state[bd.H_NPTS]
+    ch = HDR + npts
+    w = state[H_STRIDE]
+    other = 3 - colour
+    if last >= 0 and state[HDR + last] == other:
+        # 1. escape
+        gl = state[ch + last]
+        lcap = -1
+        if bd.in_atari(state, gl):
+            lcap = bd.atari_liberty(state, gl)
+            if not bd.go_playable(state, lcap, colour):
+                lcap = -1
+        pick = -1
+        m = 0
+        threatened = False
+        for k in range(4):
+            r = bd._nbr(last, w, k)
+            if state[HDR + r] != colour:
+                continue
+            g = state[ch + r]
+            if not bd.in_atari(state, g):
+                continue
+            threatened = True
+            dup = False
+            for j in range(k):
+                r2 = bd._nbr(last, w, j)
+                if state[HDR + r2] == colour and state[ch + r2] == g:
+                    dup = True
+            if dup:
+                continue
+            q = bd.atari_liberty(state, g)
+            if bd.go_playable(state, q, colour) and bd.liberties_after(state, q, colour, True) >= 2:
+                m += 1
+                if randint(rng, m) == 0:
+                    pick = q
+        if threatened and lcap >= 0:
+            m += 1
+            if randint(rng, m) == 0:
+                pick = lcap
+        if pick >= 0:
+            return pick
+        # 2. patterns around the last move
+        for k in range(8):
+            if k < 3:
+                q = last - w - 1 + k
+            elif k == 3:
+                q = last - 1
+            elif k == 4:
+                q = last + 1
+            else:
+                q = last + w - 6 + k
+            if state[HDR + q] == EMPTY and pattern_match(state, q, colour) != 0:
+                if bd.go_playable(state, q, colour) and bd.liberties_after(state, q, colour, True) >= 2:
+                    m += 1
+                    if randint(rng, m) == 0:
+                        pick = q
+        if pick >= 0:
+            return pick
+        # 3. capture: the last move's chain
+        if lcap >= 0:
+            m = 1
+            pick = lcap
+    else:
+        pick = -1
+        m = 0
+    # 3. capture: enemy chains next to the mover's previous move
+    if prev >= 0:
+        for k in range(4):
+            r = bd._nbr(prev, w, k)
+            if state[HDR + r] == other:
+                g = state[ch + r]
+                if bd.in_atari(state, g):
+                    q = bd.atari_liberty(state, g)
+                    if q != pick and bd.go_playable(state, q, colour):
+                        m += 1
+                        if randint(rng, m) == 0:
+                            pick = q
+    if pick >= 0:
+        return pick
+    p = bd.random_point(state, rng, colour, False, True)
+    if p < 0:
+        p = bd.random_point(state, rng, colour, False)
+    return p
+
+
+@nb.njit(cache=True)
+def go_pattern_rollout(state, rng, plies, cap):
+    """The pattern playout (``rollout=patterns``, :func:`go_pattern_point` each ply) as a
+    treepolicies.games.Rollout: moves until two passes, the move cap or ``cap`` plies; the plies
+    ``2 * code + player`` written to ``plies`` as far as it has room; returns the plies played.
+    The playout's first ply has no last move (the tree's moves are not passed to a rollout) [ours]."""
+    k = 0
+    last = -1
+    prev = -1
+    pass_code = state[H_SIZE] * state[H_SIZE]
+    while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP] and k != cap:
+        colour = state[H_TOMOVE] + 1
+        p = go_pattern_point(state, rng, colour, last, prev)
+        if p < 0:
+            state[H_PASSES] += 1
+            state[H_KO] = -1
+            code = pass_code
+        else:
+            bd.place(state, p, colour)
+            state[H_PASSES] = 0
+            code = bd.code_of(state, p)
+        if k < plies.shape[0]:
+            plies[k] = 2 * code + state[H_TOMOVE]
+        state[H_TOMOVE] = 1 - state[H_TOMOVE]
+        state[H_MOVES] += 1
+        prev = last
+        last = p
+        k += 1
+    return k
+
+
+@nb.njit(cache=True)
 def go_rollout(state, rng, plies, cap, heuristic):
     """Moves until two passes, the move cap or ``cap`` plies: uniformly random non-own-eye legal
     moves (pass when none), or with ``heuristic`` those of :func:`go_heuristic_point`.  Writes the
@@ -288,7 +426,8 @@ def go_heuristic_prior(state, moves, n, out):
 GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
 GO_PRIORS = {"heuristic": go_heuristic_prior}
 #: go_result scores any position by area, so a capped rollout is scored as it stands
-GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result)}
+GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result),
+               "patterns": Rollout(go_pattern_rollout, go_result)}
 
 
 class UndoStep:
