@@ -284,6 +284,32 @@ def test_patterns_around_the_last_move_before_captures_and_random_moves():
     assert all(60 < got.count(m) < 140 for m in (21, 22, 39, 40))  # 100 each expected, sd 8.7
 
 
+def test_the_first_ply_replies_to_the_tree_s_last_move():
+    # The position of the pattern test above reached by moves: Black D6 (code 30), White E6 (31).
+    # The state records E6 as the last stone placed (board.H_LAST), so the rollout's first ply
+    # (cap 1) is one of the four pattern points derived there.  From the same stones set up as a
+    # diagram there is no last move (H_LAST = -1): a random safe move, over 60 seeds more than
+    # those four points.
+    g = Go(9)
+    g.play(30)
+    g.play(31)
+    assert g.state[bd.H_LAST] == bd.point_of(g.state, 31)
+    plies = np.empty(4, np.int64)
+
+    def first(game, seed):
+        s = game.state.copy()
+        assert game.rollouts["patterns"].play(s, stream_state(seed, 0, 0), plies, 1) == 1
+        assert s[bd.H_LAST] == bd.point_of(s, int(plies[0]) >> 1)
+        return int(plies[0]) >> 1
+
+    assert {first(g, seed) for seed in SEEDS} == {21, 22, 39, 40}
+    h = Go.from_diagram("\n".join(" ".join(".XO"[v] for v in row) for row in g.board()), to_move=0)
+    assert h.state[bd.H_LAST] == -1
+    assert not {first(h, seed) for seed in SEEDS} <= {21, 22, 39, 40}
+    g.play(g.PASS)  # a pass: no last move
+    assert g.state[bd.H_LAST] == -1
+
+
 def test_capture_next_to_the_movers_previous_move():
     # Black's previous move X at C3 (row 2, col 2, code 12) put the White stone C4 (code 7) in atari
     # (liberty C5, code 2); White's last move was far away, at E1 (row 4, col 4, code 24), touching

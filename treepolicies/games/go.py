@@ -91,6 +91,7 @@ def go_play(state, move):
     if move == n * n:
         state[H_PASSES] += 1
         state[H_KO] = -1
+        state[bd.H_LAST] = -1
     else:
         bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
         state[H_PASSES] = 0
@@ -283,9 +284,10 @@ def go_pattern_rollout(state, rng, plies, cap):
     """The pattern playout (``rollout=patterns``, :func:`go_pattern_point` each ply) as a
     treepolicies.games.Rollout: moves until two passes, the move cap or ``cap`` plies; the plies
     ``2 * code + player`` written to ``plies`` as far as it has room; returns the plies played.
-    The playout's first ply has no last move (the tree's moves are not passed to a rollout) [ours]."""
+    The first ply replies to the state's last move (``board.H_LAST``: the tree's last move, the
+    game's at the root), with no ``prev`` (the move before it is not recorded) [ours]."""
     k = 0
-    last = -1
+    last = state[bd.H_LAST]  # the tree's last move (-1: a pass, none, a set-up position)
     prev = -1
     pass_code = state[H_SIZE] * state[H_SIZE]
     while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP] and k != cap:
@@ -294,6 +296,7 @@ def go_pattern_rollout(state, rng, plies, cap):
         if p < 0:
             state[H_PASSES] += 1
             state[H_KO] = -1
+            state[bd.H_LAST] = -1
             code = pass_code
         else:
             bd.place(state, p, colour)
@@ -326,6 +329,7 @@ def go_rollout(state, rng, plies, cap, heuristic):
         if p < 0:
             state[H_PASSES] += 1
             state[H_KO] = -1
+            state[bd.H_LAST] = -1
             code = pass_code
         else:
             bd.place(state, p, colour)
@@ -613,6 +617,7 @@ class BoardGame(CompiledGame):
                 raise ValueError(f"setup stone on an occupied point {self.move_to_str(code)}")
             bd.place(self.state, p, colour)
         self.state[H_KO] = -1
+        self.state[bd.H_LAST] = -1
         wanted = {code: colour for colour, code in stones}
         flat = self.board().ravel()
         for code, colour in wanted.items():
