@@ -401,3 +401,72 @@ def test_search_with_pattern_playouts_is_reproducible():
     assert list(a.visits) != list(c.visits)  # the rollout is in use
     p = make_player("ucb1:c=0.5,rollout=patterns", playouts=200)
     assert p.choose(Go(9), 3) == make_player("ucb1:c=0.5,rollout=patterns", playouts=200).choose(Go(9), 3)
+
+
+# ------------------------------------------------------------------------------------------------
+# prior=knowledge (go_knowledge_prior): the weights by hand on a diagram
+
+
+def knowledge(game):
+    from treepolicies.games.go import go_knowledge_prior
+
+    moves = np.empty(game.size ** 2 + 1, np.int64)
+    n = go_legal(game.state, moves)
+    out = np.empty(n)
+    go_knowledge_prior(game.state, moves, n, out)
+    return dict(zip(moves[:n].tolist(), out.tolist()))
+
+
+def test_knowledge_prior_weights_by_hand():
+    # Black to play; White's last move C4 (row 1, col 2, code 7; set as the state's last stone).
+    # The White chain C4-C3 has one liberty, C5 (code 2).  Weights (KNOWLEDGE_WEIGHTS: even 1,
+    # capture 4, pattern 2, near1 1 for the 8 neighbours of the last move, near2 0.5 at distance 2):
+    #   C5 (2): captures (+4); on the first line under X O X, both sides empty: edge 4 read with
+    #           the pattern's X := White (the stone above, the enemy's) and O := Black (diagonally,
+    #           the mover's; the side below it empty), O to play (+2); next to C4 (+1): 8
+    #   B5 (1): first line, X (Black, the mover) above, O diagonally: edge 3 (+2); next to C4 (+1): 4
+    #   D2 (18): X above and on the left, O at their corner, the right and below empty: cut1 (+2);
+    #           distance max(2, 1) = 2 from C4 (+0.5): 3.5
+    #   A5 (0): the corner (no pattern), distance 2 (+0.5): 1.5
+    #   E1 (24): nothing around, distance 3: 1
+    g = Go.from_diagram("""
+        . . . . .
+        . X O X .
+        . X O X .
+        . . X . .
+        . . . . .
+    """, to_move=0)
+    g.state[bd.H_LAST] = bd.point_of(g.state, 7)
+    pr = knowledge(g)
+    assert sum(pr.values()) == pytest.approx(1.0)
+    unit = pr[24]
+    for code, weight in {2: 8.0, 1: 4.0, 18: 3.5, 0: 1.5, 24: 1.0}.items():
+        assert pr[code] / unit == pytest.approx(weight), code
+    # without a last move the distance terms drop: C5 weighs 7, A5 1
+    g.state[bd.H_LAST] = -1
+    pr = knowledge(g)
+    assert pr[2] / pr[24] == pytest.approx(7.0) and pr[0] / pr[24] == pytest.approx(1.0)
+
+
+def test_knowledge_prior_scales_down_self_ataris():
+    # White to play, no last move: A5 (code 0) leaves the new stone one liberty (A4) next to the
+    # Black B5, which has three: a self-atari, weight 1 * 0.1; E1 (24), alone: weight 1.
+    g = Go.from_diagram("""
+        . X . . .
+        . . X . .
+        . X . . .
+        . . . . .
+        . . . . .
+    """, to_move=1)
+    pr = knowledge(g)
+    assert pr[0] / pr[24] == pytest.approx(0.1)
+
+
+@pytest.mark.slow
+def test_search_with_the_knowledge_prior_is_reproducible():
+    from treepolicies import search
+
+    kw = dict(iterations=400, seed=2, prior="knowledge", rollout="patterns")
+    a = search(Go(9), "puct:c=1.5", **kw)
+    b = search(Go(9), "puct:c=1.5", **kw)
+    assert a.move == b.move and list(a.visits) == list(b.visits)

@@ -48,7 +48,8 @@ from bandits.rng import randint
 __all__ = [
     "EMPTY", "BLACK", "WHITE", "BORDER", "MIN_SIZE", "MAX_SIZE", "HDR",
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
-    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "H_LAST", "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
+    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "H_LAST",
+    "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
     "position_hash", "ZOBRIST", "ZSTRIDE", "atari_liberty", "liberties_after", "search_key",
 ]

@@ -427,8 +427,79 @@ def go_heuristic_prior(state, moves, n, out):
         out[j] /= total
 
 
+#: the weights of ``prior=knowledge`` (:func:`go_knowledge_prior`) [ours: the values]
+KNOWLEDGE_WEIGHTS = {"even": 1.0, "capture": 4.0, "escape": 2.0, "pattern": 2.0, "near1": 1.0, "near2": 0.5,
+                     "self_atari": 0.1, "pass": 0.1}
+_KW_EVEN, _KW_CAPTURE, _KW_ESCAPE, _KW_PATTERN, _KW_NEAR1, _KW_NEAR2, _KW_SELF_ATARI, _KW_PASS = (
+    KNOWLEDGE_WEIGHTS["even"], KNOWLEDGE_WEIGHTS["capture"], KNOWLEDGE_WEIGHTS["escape"], KNOWLEDGE_WEIGHTS["pattern"],
+    KNOWLEDGE_WEIGHTS["near1"], KNOWLEDGE_WEIGHTS["near2"], KNOWLEDGE_WEIGHTS["self_atari"], KNOWLEDGE_WEIGHTS["pass"])
+
+
+@nb.njit(cache=True)
+def go_knowledge_prior(state, moves, n, out):
+    """Priors of moves[:n] (``prior=knowledge``) from the terms of Gelly & Silver's (2007) prior
+    knowledge, as probabilities (this search's priors are PUCT's P and widening's order, not their
+    virtual (Q, n) visits) [ours: the form and the weights, :data:`KNOWLEDGE_WEIGHTS`].  A point
+    move's weight is
+
+        (even + capture * C + escape * E + pattern * P + near1 * D1 + near2 * D2) * (self_atari if S)
+
+    with C = 1 if the move captures (an enemy chain next to it is in atari), E = 1 if it takes an
+    own chain in atari to two liberties or more, P = 1 if one of MoGo's 3x3 patterns matches there
+    (:mod:`treepolicies.games.go_patterns`), D1 = 1 if it is one of the 8 neighbours of the last
+    move (``board.H_LAST``, the opponent's stone) and D2 = 1 if it is at Chebyshev distance 2 from
+    it, S if the move is a self-atari (one liberty after it, no capture); a pass weighs ``pass``.
+    Normalised to sum 1.  Defaults: even 1, capture 4, escape 2, pattern 2, near1 1, near2 0.5,
+    self_atari 0.1, pass 0.1."""
+    size = state[H_SIZE]
+    w = state[H_STRIDE]
+    colour = state[H_TOMOVE] + 1
+    npts = state[bd.H_NPTS]
+    ch = HDR + npts
+    last = state[bd.H_LAST]
+    if last >= 0 and state[HDR + last] != 3 - colour:
+        last = -1
+    lr, lc = last // w, last % w
+    total = 0.0
+    for j in range(n):
+        m = moves[j]
+        if m == size * size:
+            wt = _KW_PASS
+        else:
+            p = bd.point_of(state, m)
+            capture = False
+            atari_own = False
+            for k in range(4):
+                q = bd._nbr(p, w, k)
+                v = state[HDR + q]
+                if v == 3 - colour and bd.in_atari(state, state[ch + q]):
+                    capture = True
+                elif v == colour and bd.in_atari(state, state[ch + q]):
+                    atari_own = True
+            libs = bd.liberties_after(state, p, colour, True)
+            wt = _KW_EVEN
+            if capture:
+                wt += _KW_CAPTURE
+            if atari_own and libs >= 2:
+                wt += _KW_ESCAPE
+            if pattern_match(state, p, colour) != 0:
+                wt += _KW_PATTERN
+            if last >= 0:
+                d = max(abs(p // w - lr), abs(p % w - lc))
+                if d == 1:
+                    wt += _KW_NEAR1
+                elif d == 2:
+                    wt += _KW_NEAR2
+            if libs < 2:
+                wt *= _KW_SELF_ATARI
+        out[j] = wt
+        total += wt
+    for j in range(n):
+        out[j] /= total
+
+
 GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
-GO_PRIORS = {"heuristic": go_heuristic_prior}
+GO_PRIORS = {"heuristic": go_heuristic_prior, "knowledge": go_knowledge_prior}
 #: go_result scores any position by area, so a capped rollout is scored as it stands
 GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result),
                "patterns": Rollout(go_pattern_rollout, go_result)}
