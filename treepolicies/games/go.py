@@ -191,8 +191,9 @@ def go_pattern_point(state, rng, colour, last, prev):
        board-wide scan, which would cost more than the rest of the playout];
     4. a uniformly random legal point that fills no own eye and is no self-atari, else any legal
        non-eye point (a self-atari), else pass (as :func:`go_heuristic_point`).  A self-atari is
-       played only when nothing else is: a nakade (a throw-in that kills a group by taking its
-       eye space) is thus rare in these playouts [ours: a known limitation, as in the heuristic].
+       played only when nothing else is: the vital point of a three-point eye space is none (two
+       empty neighbours), but the later stones of a bigger nakade and throw-ins are, so they are
+       rare in these playouts [ours: a known limitation, as in the heuristic; docs/playouts.md].
     """
     npts = state[bd.H_NPTS]
     ch = HDR + npts
