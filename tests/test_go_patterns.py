@@ -137,7 +137,8 @@ HAND = [
     (".X. O.O ...", CUT2, CUT2),
     # cut2 with an O below on the left: excluded; no cut1 (no two O's in an L with an X between)
     (".X. O.O O..", 0, 0),
-    # edge 1: X above an empty point beside an O on the first line
+    # edge 1: on the first line an O beside the move with an X above it, the point above the move
+    # empty
     ("X.. O.. ###", EDGE, EDGE),
     # edge 3 (X above the move, O diagonally: X to play); for White, edge 4 needs the right point
     # O or empty (it is X) and edge 5 an O on the left: nothing
