@@ -9,7 +9,10 @@ Prints:
    the empty position into a scratch state and runs ``kernels.playout`` (what the search does per
    iteration, minus the tree); beside them the heuristic (light) playouts of ``rollout=heuristic``
    (``game.rollouts["heuristic"]``: capture, escape atari, no self-atari, no own-eye filling; NoGo:
-   no own chain left with one liberty), recording their plies as RAVE does;
+   no own chain left with one liberty), recording their plies as RAVE does; on Go also MoGo's
+   pattern playouts (``rollout=patterns``: escape, 3x3 patterns around the last move, capture);
+   the heuristic and pattern rates also over the heuristic rate of the same round (interleaved
+   rounds: the ratio holds on a loaded machine where the rates drift); ``--only-playouts`` stops here;
 2. MCTS iterations per second for UCT (``ucb1:c=0.5``) and Mi-UCT (``miucb:episodic=true``) searching
    5000 playouts from the empty board (no early stop), and that rate over the playout rate;
 3. MCTS iterations per second averaged over whole games at 1000 playouts per move (players of
@@ -30,7 +33,7 @@ import numpy as np
 
 from bandits.rng import stream_state
 from treepolicies import search
-from treepolicies.games.go import Go, go_playout, go_rollout
+from treepolicies.games.go import Go, go_pattern_rollout, go_playout, go_rollout
 from treepolicies.games.nogo import NoGo, nogo_playout, nogo_rollout
 from treepolicies.players import make_player
 
@@ -71,6 +74,17 @@ def _go_heuristic_playouts(root, n, rng):
 
 
 @nb.njit(cache=True)
+def _go_pattern_playouts(root, n, rng):
+    s = np.empty_like(root)
+    plies = np.empty(4 * root[8] + 1, np.int64)  # the move cap, H_CAP
+    moves = 0
+    for _ in range(n):
+        s[:] = root
+        moves += go_pattern_rollout(s, rng, plies, -1)
+    return moves
+
+
+@nb.njit(cache=True)
 def _nogo_heuristic_playouts(root, n, rng):
     s = np.empty_like(root)
     plies = np.empty(root[6] + 1, np.int64)  # the empty points, H_NEMPTY
@@ -94,6 +108,27 @@ def playout_rate(game, n, repeats, heuristic=False):
         rates.append(n / (time.perf_counter() - t0))
         lengths.append(moves / n)
     return statistics.median(rates), statistics.mean(lengths)
+
+
+def pattern_rates(make, n, repeats):
+    """Go's pattern playouts beside its heuristic ones, in interleaved rounds: each round's pattern
+    rate over the heuristic rate of the same round (median), and the medians of the rates."""
+    game = make()
+    for fn in (_go_heuristic_playouts, _go_pattern_playouts):
+        fn(game.state, 10, stream_state(0, 0, 0))  # compile
+    rates = {"heuristic": [], "patterns": []}
+    lengths = {"heuristic": [], "patterns": []}
+    for r in range(repeats):
+        for label, fn in (("heuristic", _go_heuristic_playouts), ("patterns", _go_pattern_playouts)):
+            t0 = time.perf_counter()
+            moves = fn(game.state, n, stream_state(r + 1, 0, 0))
+            rates[label].append(n / (time.perf_counter() - t0))
+            lengths[label].append(moves / n)
+    ratio = statistics.median(p / h for p, h in zip(rates["patterns"], rates["heuristic"]))
+    for label in rates:
+        print(f"Go    {label + ' playouts/s (interleaved):':40s} {statistics.median(rates[label]):10.0f}"
+              f"   (mean length {statistics.mean(lengths[label]):.1f} moves)")
+    print(f"Go    pattern / heuristic playout rate, median of the rounds' ratios: {ratio:.2f}")
 
 
 def search_rate(game, spec, iterations, repeats):
@@ -128,6 +163,7 @@ def main(argv=None):
     ap.add_argument("--playouts", type=int, default=200_000, help="random playouts per repeat")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--games", type=int, default=4, help="whole games per policy for the game-average rates")
+    ap.add_argument("--only-playouts", action="store_true", help="only the playout rates (part 1)")
     args = ap.parse_args(argv)
 
     games = {"Go": lambda: Go(size=args.size), "NoGo": lambda: NoGo(size=args.size)}
@@ -140,6 +176,10 @@ def main(argv=None):
         hrate, hlength = playout_rate(make(), args.playouts // 2, args.repeats, heuristic=True)
         print(f"{name:5s} heuristic playouts/s:                   {hrate:10.0f}   (mean length {hlength:.1f} moves)"
               f"   = {hrate / rate:.0%} of the random rate")
+        if name == "Go":
+            pattern_rates(make, args.playouts // 2, args.repeats)
+    if args.only_playouts:
+        return
     for name, make in games.items():
         for label, spec in POLICIES.items():
             rate = search_rate(make(), spec, 5000, args.repeats)

@@ -13,7 +13,8 @@ root's superko list of ``size * size`` slots)::
     state[0:HDR]          header: size, to_move (0 Black, 1 White), ko point (-1 none),
                           consecutive passes, moves played, Zobrist hash, number of empty points,
                           2 * komi, move cap, W, P; the move number the root's superko list
-                          applies at and its length (slots 16..31 are unused)
+                          applies at and its length; the last stone placed (slots 14..31
+                          are unused)
     board   = [HDR + 0P]  EMPTY / BLACK / WHITE / BORDER per point
     chain   = [HDR + 1P]  chain id of a stone (the id is one stone of the chain, fixed until merged)
     nxt     = [HDR + 2P]  next stone of the same chain (a circular list through all its stones)
@@ -47,7 +48,8 @@ from bandits.rng import randint
 __all__ = [
     "EMPTY", "BLACK", "WHITE", "BORDER", "MIN_SIZE", "MAX_SIZE", "HDR",
     "H_SIZE", "H_TOMOVE", "H_KO", "H_PASSES", "H_MOVES", "H_HASH", "H_NEMPTY", "H_KOMI2", "H_CAP",
-    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
+    "H_STRIDE", "H_NPTS", "H_FORBID_AT", "H_NFORBID", "H_LAST",
+    "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
     "position_hash", "ZOBRIST", "ZSTRIDE", "atari_liberty", "liberties_after", "search_key",
 ]
@@ -57,7 +59,10 @@ MIN_SIZE, MAX_SIZE = 5, 19
 
 H_SIZE, H_TOMOVE, H_KO, H_PASSES, H_MOVES, H_HASH, H_NEMPTY, H_KOMI2, H_CAP, H_STRIDE, H_NPTS = range(11)
 H_FORBID_AT, H_NFORBID = 11, 12
-HDR = 32  # header slots (13..31 unused; the superko list once lived at 16..31 and held only 16 moves)
+#: the padded point of the last stone placed (:func:`place`; -1: none yet, a pass, or a set-up
+#: position), read by Go's pattern playout for its first ply (the tree's last move)
+H_LAST = 13
+HDR = 32  # header slots (14..31 unused; the superko list once lived at 16..31 and held only 16 moves)
 
 ZSTRIDE = (MAX_SIZE + 2) ** 2
 
@@ -90,6 +95,7 @@ def new_state(size: int, komi2: int = 0, cap: int = 0) -> np.ndarray:
     state[H_SIZE], state[H_KO], state[H_KOMI2], state[H_CAP] = size, -1, komi2, cap
     state[H_STRIDE], state[H_NPTS] = w, npts
     state[H_FORBID_AT] = -1
+    state[H_LAST] = -1
     board = state[HDR:HDR + npts]
     board[:] = BORDER
     empties = state[HDR + 7 * npts:HDR + 8 * npts]
@@ -266,7 +272,8 @@ def place(state, p, colour):
     """Put a stone of ``colour`` on the empty padded point ``p``: merge, capture, update ko and hash.
 
     The move must not be suicide (callers check legality first).  Returns the number of stones
-    captured.  The side to move, move and pass counters are the caller's business.
+    captured.  Records p as the last move (``H_LAST``).  The side to move, move and pass counters
+    (and ``H_LAST`` = -1 after a pass) are the caller's business.
     """
     npts = state[H_NPTS]
     w = state[H_STRIDE]
@@ -286,6 +293,7 @@ def place(state, p, colour):
     state[ei + q] = i
     state[H_NEMPTY] = last
     state[HDR + p] = colour
+    state[H_LAST] = p
     state[H_HASH] ^= ZOBRIST[colour * ZSTRIDE + p]
     state[ch + p] = p
     state[nx + p] = p

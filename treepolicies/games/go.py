@@ -26,7 +26,9 @@ import contextlib
 import numba as nb
 import numpy as np
 
+from bandits.rng import randint
 from treepolicies.games import board as bd
+from treepolicies.games.go_patterns import pattern_match
 from treepolicies.games.board import (
     BLACK, EMPTY, H_CAP, H_FORBID_AT, H_HASH, H_KO, H_MOVES, H_NFORBID, H_PASSES, H_SIZE,
     H_STRIDE, H_TOMOVE, HDR, WHITE,
@@ -89,6 +91,7 @@ def go_play(state, move):
     if move == n * n:
         state[H_PASSES] += 1
         state[H_KO] = -1
+        state[bd.H_LAST] = -1
     else:
         bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
         state[H_PASSES] = 0
@@ -172,6 +175,145 @@ def go_heuristic_point(state, rng, colour, last):
 
 
 @nb.njit(cache=True)
+def go_pattern_point(state, rng, colour, last, prev):
+    """The pattern playout's point for ``colour`` (-1: pass): MoGo's order (Gelly, Wang, Munos &
+    Teytaud 2006, algorithm 2; Wang & Gelly 2007).  ``last`` is the padded point of the opponent's
+    last move, ``prev`` of the mover's own move before it (-1: none or a pass).  Uniformly among
+    the candidates of the first rule that has one:
+
+    1. escape: the last move put an own chain next to it in atari: extend at the chain's liberty
+       if the chain then has at least two liberties, or capture the last move's chain if it is in
+       atari itself (one candidate per chain in atari, and the capture [ours]);
+    2. pattern: an empty point among the 8 neighbours of the last move where a MoGo pattern
+       matches (:mod:`treepolicies.games.go_patterns`), legal, no own eye, no self-atari [ours];
+    3. capture: the liberty of an enemy chain in atari: the last move's chain, or one next to the
+       mover's own previous move (the ataris the last two plies made or left) [ours: not a
+       board-wide scan, which would cost more than the rest of the playout];
+    4. a uniformly random legal point that fills no own eye and is no self-atari, else any legal
+       non-eye point (a self-atari), else pass (as :func:`go_heuristic_point`).  A self-atari is
+       played only when nothing else is: the vital point of a three-point eye space is none (two
+       empty neighbours), but the later stones of a bigger nakade and throw-ins are, so they are
+       rare in these playouts [ours: a known limitation, as in the heuristic; docs/playouts.md].
+    """
+    npts = state[bd.H_NPTS]
+    ch = HDR + npts
+    w = state[H_STRIDE]
+    other = 3 - colour
+    if last >= 0 and state[HDR + last] == other:
+        # 1. escape
+        gl = state[ch + last]
+        lcap = -1
+        if bd.in_atari(state, gl):
+            lcap = bd.atari_liberty(state, gl)
+            if not bd.go_playable(state, lcap, colour):
+                lcap = -1
+        pick = -1
+        m = 0
+        threatened = False
+        for k in range(4):
+            r = bd._nbr(last, w, k)
+            if state[HDR + r] != colour:
+                continue
+            g = state[ch + r]
+            if not bd.in_atari(state, g):
+                continue
+            threatened = True
+            dup = False
+            for j in range(k):
+                r2 = bd._nbr(last, w, j)
+                if state[HDR + r2] == colour and state[ch + r2] == g:
+                    dup = True
+            if dup:
+                continue
+            q = bd.atari_liberty(state, g)
+            if bd.go_playable(state, q, colour) and bd.liberties_after(state, q, colour, True) >= 2:
+                m += 1
+                if randint(rng, m) == 0:
+                    pick = q
+        if threatened and lcap >= 0:
+            m += 1
+            if randint(rng, m) == 0:
+                pick = lcap
+        if pick >= 0:
+            return pick
+        # 2. patterns around the last move
+        for k in range(8):
+            if k < 3:
+                q = last - w - 1 + k
+            elif k == 3:
+                q = last - 1
+            elif k == 4:
+                q = last + 1
+            else:
+                q = last + w - 6 + k
+            if state[HDR + q] == EMPTY and pattern_match(state, q, colour) != 0:
+                if bd.go_playable(state, q, colour) and bd.liberties_after(state, q, colour, True) >= 2:
+                    m += 1
+                    if randint(rng, m) == 0:
+                        pick = q
+        if pick >= 0:
+            return pick
+        # 3. capture: the last move's chain
+        if lcap >= 0:
+            m = 1
+            pick = lcap
+    else:
+        pick = -1
+        m = 0
+    # 3. capture: enemy chains next to the mover's previous move
+    if prev >= 0:
+        for k in range(4):
+            r = bd._nbr(prev, w, k)
+            if state[HDR + r] == other:
+                g = state[ch + r]
+                if bd.in_atari(state, g):
+                    q = bd.atari_liberty(state, g)
+                    if q != pick and bd.go_playable(state, q, colour):
+                        m += 1
+                        if randint(rng, m) == 0:
+                            pick = q
+    if pick >= 0:
+        return pick
+    p = bd.random_point(state, rng, colour, False, True)
+    if p < 0:
+        p = bd.random_point(state, rng, colour, False)
+    return p
+
+
+@nb.njit(cache=True)
+def go_pattern_rollout(state, rng, plies, cap):
+    """The pattern playout (``rollout=patterns``, :func:`go_pattern_point` each ply) as a
+    treepolicies.games.Rollout: moves until two passes, the move cap or ``cap`` plies; the plies
+    ``2 * code + player`` written to ``plies`` as far as it has room; returns the plies played.
+    The first ply replies to the state's last move (``board.H_LAST``: the tree's last move, the
+    game's at the root), with no ``prev`` (the move before it is not recorded) [ours]."""
+    k = 0
+    last = state[bd.H_LAST]  # the tree's last move (-1: a pass, none, a set-up position)
+    prev = -1
+    pass_code = state[H_SIZE] * state[H_SIZE]
+    while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP] and k != cap:
+        colour = state[H_TOMOVE] + 1
+        p = go_pattern_point(state, rng, colour, last, prev)
+        if p < 0:
+            state[H_PASSES] += 1
+            state[H_KO] = -1
+            state[bd.H_LAST] = -1
+            code = pass_code
+        else:
+            bd.place(state, p, colour)
+            state[H_PASSES] = 0
+            code = bd.code_of(state, p)
+        if k < plies.shape[0]:
+            plies[k] = 2 * code + state[H_TOMOVE]
+        state[H_TOMOVE] = 1 - state[H_TOMOVE]
+        state[H_MOVES] += 1
+        prev = last
+        last = p
+        k += 1
+    return k
+
+
+@nb.njit(cache=True)
 def go_rollout(state, rng, plies, cap, heuristic):
     """Moves until two passes, the move cap or ``cap`` plies: uniformly random non-own-eye legal
     moves (pass when none), or with ``heuristic`` those of :func:`go_heuristic_point`.  Writes the
@@ -188,6 +330,7 @@ def go_rollout(state, rng, plies, cap, heuristic):
         if p < 0:
             state[H_PASSES] += 1
             state[H_KO] = -1
+            state[bd.H_LAST] = -1
             code = pass_code
         else:
             bd.place(state, p, colour)
@@ -285,10 +428,82 @@ def go_heuristic_prior(state, moves, n, out):
         out[j] /= total
 
 
+#: the weights of ``prior=knowledge`` (:func:`go_knowledge_prior`) [ours: the values]
+KNOWLEDGE_WEIGHTS = {"even": 1.0, "capture": 4.0, "escape": 2.0, "pattern": 2.0, "near1": 1.0, "near2": 0.5,
+                     "self_atari": 0.1, "pass": 0.1}
+_KW_EVEN, _KW_CAPTURE, _KW_ESCAPE, _KW_PATTERN, _KW_NEAR1, _KW_NEAR2, _KW_SELF_ATARI, _KW_PASS = (
+    KNOWLEDGE_WEIGHTS["even"], KNOWLEDGE_WEIGHTS["capture"], KNOWLEDGE_WEIGHTS["escape"], KNOWLEDGE_WEIGHTS["pattern"],
+    KNOWLEDGE_WEIGHTS["near1"], KNOWLEDGE_WEIGHTS["near2"], KNOWLEDGE_WEIGHTS["self_atari"], KNOWLEDGE_WEIGHTS["pass"])
+
+
+@nb.njit(cache=True)
+def go_knowledge_prior(state, moves, n, out):
+    """Priors of moves[:n] (``prior=knowledge``) from the terms of Gelly & Silver's (2007) prior
+    knowledge, as probabilities (this search's priors are PUCT's P and widening's order, not their
+    virtual (Q, n) visits) [ours: the form and the weights, :data:`KNOWLEDGE_WEIGHTS`].  A point
+    move's weight is
+
+        (even + capture * C + escape * E + pattern * P + near1 * D1 + near2 * D2) * (self_atari if S)
+
+    with C = 1 if the move captures (an enemy chain next to it is in atari), E = 1 if it takes an
+    own chain in atari to two liberties or more, P = 1 if one of MoGo's 3x3 patterns matches there
+    (:mod:`treepolicies.games.go_patterns`), D1 = 1 if it is one of the 8 neighbours of the last
+    move (``board.H_LAST``, the opponent's stone) and D2 = 1 if it is at Chebyshev distance 2 from
+    it, S if the move is a self-atari (one liberty after it, no capture); a pass weighs ``pass``.
+    Normalised to sum 1.  Defaults: even 1, capture 4, escape 2, pattern 2, near1 1, near2 0.5,
+    self_atari 0.1, pass 0.1."""
+    size = state[H_SIZE]
+    w = state[H_STRIDE]
+    colour = state[H_TOMOVE] + 1
+    npts = state[bd.H_NPTS]
+    ch = HDR + npts
+    last = state[bd.H_LAST]
+    if last >= 0 and state[HDR + last] != 3 - colour:
+        last = -1
+    lr, lc = last // w, last % w
+    total = 0.0
+    for j in range(n):
+        m = moves[j]
+        if m == size * size:
+            wt = _KW_PASS
+        else:
+            p = bd.point_of(state, m)
+            capture = False
+            atari_own = False
+            for k in range(4):
+                q = bd._nbr(p, w, k)
+                v = state[HDR + q]
+                if v == 3 - colour and bd.in_atari(state, state[ch + q]):
+                    capture = True
+                elif v == colour and bd.in_atari(state, state[ch + q]):
+                    atari_own = True
+            libs = bd.liberties_after(state, p, colour, True)
+            wt = _KW_EVEN
+            if capture:
+                wt += _KW_CAPTURE
+            if atari_own and libs >= 2:
+                wt += _KW_ESCAPE
+            if pattern_match(state, p, colour) != 0:
+                wt += _KW_PATTERN
+            if last >= 0:
+                d = max(abs(p // w - lr), abs(p % w - lc))
+                if d == 1:
+                    wt += _KW_NEAR1
+                elif d == 2:
+                    wt += _KW_NEAR2
+            if libs < 2:
+                wt *= _KW_SELF_ATARI
+        out[j] = wt
+        total += wt
+    for j in range(n):
+        out[j] /= total
+
+
 GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, go_playout)
-GO_PRIORS = {"heuristic": go_heuristic_prior}
+GO_PRIORS = {"heuristic": go_heuristic_prior, "knowledge": go_knowledge_prior}
 #: go_result scores any position by area, so a capped rollout is scored as it stands
-GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result)}
+GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result),
+               "patterns": Rollout(go_pattern_rollout, go_result)}
 
 
 class UndoStep:
@@ -474,6 +689,7 @@ class BoardGame(CompiledGame):
                 raise ValueError(f"setup stone on an occupied point {self.move_to_str(code)}")
             bd.place(self.state, p, colour)
         self.state[H_KO] = -1
+        self.state[bd.H_LAST] = -1
         wanted = {code: colour for colour, code in stones}
         flat = self.board().ravel()
         for code, colour in wanted.items():

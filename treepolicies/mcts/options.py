@@ -110,8 +110,9 @@ OPTIONS: dict[str, Option] = {
                         "visits; 0 = off; > 0 turns rave on"),
     "rollout": _p("random", kind="rollout",
                   doc="the playout: random, a rollout the game offers (game.rollouts: heuristic for Go, NoGo, "
-                      "Connect Four), or a playout policy with search-wide statistics by spec (mast, "
-                      "mast:epsilon=0.1, nst, lgrf1, lgrf2, ppa, a plugin's: docs/playouts.md)"),
+                      "Connect Four; patterns, MoGo's 3x3 patterns, for Go), or a playout policy with "
+                      "search-wide statistics by spec (mast, mast:epsilon=0.1, nst, lgrf1, lgrf2, ppa, a plugin's: "
+                      "docs/playouts.md)"),
     "rollout_cap": _p(None, kind="optional", integer=True, low=1, high=MAX_ROLLOUT_CAP,
                       doc="stop a playout after this many plies and score the position as it stands; none = play to "
                           "the end"),
@@ -122,7 +123,7 @@ OPTIONS: dict[str, Option] = {
     "fpu_reduction": _p(None, kind="optional", low=0.0, high=1.0,
                         doc="x: the parent's mean minus x (Leela Zero); sets fpu=parent"),
     "prior": _p("uniform", kind="name", doc="the children's priors (PUCT's P, widening's order): uniform, or a prior "
-                                            "the game offers (game.priors: heuristic)"),
+                                            "the game offers (game.priors: heuristic; knowledge for Go)"),
     "widen_k": _p(None, kind="optional", low=0.0, high=1e6, low_open=True,
                   doc="progressive widening: a node with n visits considers its first ceil(k n^alpha) children"),
     "widen_alpha": _p(0.5, low=0.0, high=1.0, low_open=True, doc="alpha of progressive widening"),
