@@ -19,7 +19,8 @@ import sys
 import threading
 import time
 
-__all__ = ["notice", "interrupts_delivered", "kernel_errors", "KernelErrors", "cache_report", "track", "say"]
+__all__ = ["notice", "interrupts_delivered", "kernel_errors", "KernelErrors", "cache_report", "track", "say",
+           "load_cached"]
 
 #: generated dispatchers (closures made per policy or per game), for cache_report
 _TRACKED: list = []
@@ -177,6 +178,25 @@ def _write_line(line: str, out) -> None:
 
     tqdm.write(line, file=out)
     out.flush()
+
+
+def load_cached(disp, sig) -> bool:
+    """Load the overload of ``disp`` for argument types ``sig`` from numba's disk cache, without
+    compiling (what Dispatcher.compile does first); False if the cache has none."""
+    from numba.core.compiler_lock import global_compiler_lock
+
+    try:
+        with global_compiler_lock:
+            cres = disp._cache.load_overload(sig, disp.targetctx)
+            if cres is None:
+                return False
+            disp._cache_hits[sig] += 1
+            if not cres.objectmode:
+                disp.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+            disp.add_overload(cres)
+            return True
+    except Exception:  # pragma: no cover - a numba without this interface: the shared loop runs
+        return False
 
 
 def say(line: str, stream=None) -> None:

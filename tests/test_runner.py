@@ -202,3 +202,41 @@ def test_the_run_s_size_chooses_the_loop():
     assert uses_fused(None, FUSED_PLAYS // 1000, 1000) and not uses_fused(None, FUSED_PLAYS // 1000 - 1, 1000)
     assert uses_fused(None, 2000, 10_000)  # the paper's figure: a loop per policy
     assert uses_fused(True, 1, 1) and not uses_fused(False, 2000, 10_000)
+
+
+_PARALLEL_COMPILE = r"""
+import json
+import numpy as np
+from testbeds.runner import _fused_ready, run_testbed
+from testbeds.testbed import GaussianTestbed
+from bandits import make_policy
+tb = GaussianTestbed(6, 4, seed=1)
+specs = ["ucb1", "iucb:episodic=true"]
+before = [_fused_ready(make_policy(s).bind(50), 4) for s in specs]
+r = run_testbed(specs, tb, 50, seed=2, workers=2, chunk_tasks=3, progress=False, fused=True)
+print(json.dumps([before, np.asarray(r.curves["regret"]).tolist()]))
+"""
+
+
+@pytest.mark.slow
+def test_fused_loops_not_on_disk_compile_in_the_worker_processes(tmp_path):
+    # a fresh numba cache: the two fused loops are not on disk, so the run compiles them in its two
+    # worker processes at once, says so once, and a second process finds both on disk (loads them)
+    # and computes the same curves, equal to a one-process run in this process
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    runs = [subprocess.run([sys.executable, "-c", _PARALLEL_COMPILE], env=env, capture_output=True, text=True,
+                           timeout=600) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr[-2000:] + runs[1].stderr[-2000:]
+    first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
+    assert first[0] == [False, False] and second[0] == [True, True]
+    assert "compiling the testbed loops of 2 policies, 2 at a time" in runs[0].stderr
+    assert "compiling the testbed loops" not in runs[1].stderr
+    here = run_testbed(["ucb1", "iucb:episodic=true"], GaussianTestbed(6, 4, seed=1), 50, seed=2, workers=1,
+                       chunk_tasks=3, progress=False, fused=True)
+    assert first[1] == second[1] == np.asarray(here.curves["regret"]).tolist()

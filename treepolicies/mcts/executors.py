@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from bandits.compiling import notice
+from bandits.compiling import notice, load_cached
 from bandits.stats import COUNT, NSTAT, NVIEW
 from treepolicies.mcts import loops
 from treepolicies.mcts.calls import game_key, position_key, prior_key, rollout_key
@@ -232,31 +232,12 @@ def _auto_choice(run, tree) -> bool:
         disp = loops.build(which, run.ckey, run.candidate)
         sig = tuple(numba.typeof(a) for a in _auto_args(run, tree, which))
         sigs.append((disp, sig))
-        if sig not in disp.overloads and not _load_cached(disp, sig):
+        if sig not in disp.overloads and not load_cached(disp, sig):
             ready = False
     entry["sigs"] = sigs
     if ready:
         entry["state"] = "ready"
     return ready
-
-
-def _load_cached(disp, sig) -> bool:
-    """Load the overload of ``disp`` for argument types ``sig`` from numba's disk cache, without
-    compiling (what Dispatcher.compile does first); False if the cache has none."""
-    from numba.core.compiler_lock import global_compiler_lock
-
-    try:
-        with global_compiler_lock:
-            cres = disp._cache.load_overload(sig, disp.targetctx)
-            if cres is None:
-                return False
-            disp._cache_hits[sig] += 1
-            if not cres.objectmode:
-                disp.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
-            disp.add_overload(cres)
-            return True
-    except Exception:  # pragma: no cover - a numba without this interface: the shared loop runs
-        return False
 
 
 def auto_account(run, seconds) -> None:
