@@ -118,7 +118,7 @@ def _allocate(capacity: int, s: int, a: int, amaf: bool = False, prior: bool = F
         parent=np.empty(capacity, np.int32), move=np.empty(capacity, np.int64),
         first=np.empty(capacity, np.int32), nchild=np.empty(capacity, np.int32),
         mover=np.empty(capacity, np.int8), proven=np.empty(capacity, np.float64),
-        stats=np.empty((NSTAT, capacity), np.float64), pstate=np.empty((capacity, s), np.float64),
+        stats=np.empty((NSTAT, capacity), np.float64), pstate=np.zeros((capacity, s), np.float64),
         astate=np.empty((a, capacity), np.float64), meta=np.zeros(2, np.int64), path=np.empty(capacity, np.int64),
         amaf=np.zeros((4, capacity if amaf else 1), np.float64), prior=np.zeros(capacity if prior else 1, np.float64))
 
