@@ -280,6 +280,25 @@ def go_pattern_point(state, rng, colour, last, prev):
     return p
 
 
+@nb.njit(cache=True, inline="always")
+def _play_ply(state, p, colour, pass_code, plies, k):
+    """One ply of a rollout: ``colour`` plays the padded point ``p`` (or passes, p < 0), recorded as
+    ``2 * code + player`` in ``plies[k]`` when there is room; the side to move changes."""
+    if p < 0:
+        state[H_PASSES] += 1
+        state[H_KO] = -1
+        state[bd.H_LAST] = -1
+        code = pass_code
+    else:
+        bd.place(state, p, colour)
+        state[H_PASSES] = 0
+        code = bd.code_of(state, p)
+    if k < plies.shape[0]:
+        plies[k] = 2 * code + state[H_TOMOVE]
+    state[H_TOMOVE] = 1 - state[H_TOMOVE]
+    state[H_MOVES] += 1
+
+
 @nb.njit(cache=True)
 def go_pattern_rollout(state, rng, plies, cap):
     """The pattern playout (``rollout=patterns``, :func:`go_pattern_point` each ply) as a
@@ -294,19 +313,7 @@ def go_pattern_rollout(state, rng, plies, cap):
     while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP] and k != cap:
         colour = state[H_TOMOVE] + 1
         p = go_pattern_point(state, rng, colour, last, prev)
-        if p < 0:
-            state[H_PASSES] += 1
-            state[H_KO] = -1
-            state[bd.H_LAST] = -1
-            code = pass_code
-        else:
-            bd.place(state, p, colour)
-            state[H_PASSES] = 0
-            code = bd.code_of(state, p)
-        if k < plies.shape[0]:
-            plies[k] = 2 * code + state[H_TOMOVE]
-        state[H_TOMOVE] = 1 - state[H_TOMOVE]
-        state[H_MOVES] += 1
+        _play_ply(state, p, colour, pass_code, plies, k)
         prev = last
         last = p
         k += 1
@@ -327,19 +334,7 @@ def go_rollout(state, rng, plies, cap, heuristic):
             p = go_heuristic_point(state, rng, colour, last)
         else:
             p = bd.random_point(state, rng, colour, False)
-        if p < 0:
-            state[H_PASSES] += 1
-            state[H_KO] = -1
-            state[bd.H_LAST] = -1
-            code = pass_code
-        else:
-            bd.place(state, p, colour)
-            state[H_PASSES] = 0
-            code = bd.code_of(state, p)
-        if k < plies.shape[0]:
-            plies[k] = 2 * code + state[H_TOMOVE]
-        state[H_TOMOVE] = 1 - state[H_TOMOVE]
-        state[H_MOVES] += 1
+        _play_ply(state, p, colour, pass_code, plies, k)
         last = p
         k += 1
     return k
