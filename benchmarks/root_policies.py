@@ -79,12 +79,21 @@ def elo(score, lo, hi):
     return 400.0 * math.log10(s / (1.0 - s))
 
 
-def _cell(a_spec, b_spec, game, playouts, games, seed):
-    """One match of ``games`` games, A = ``a_spec`` against B = ``b_spec``, as a JSON-ready dict."""
+def _cell(a_spec, b_spec, game, playouts, games, seed, partial=None):
+    """One match of ``games`` games, A = ``a_spec`` against B = ``b_spec``, as a JSON-ready dict.
+    ``partial``: (file, key): every 10 games the games so far are written there (a cell cut short
+    by a deadline still shows what it played)."""
     from treepolicies.match import match
     from treepolicies.players import make_player
 
-    r = match(make_player(a_spec, playouts=playouts), make_player(b_spec, playouts=playouts), game, games, seed=seed)
+    def progress(i, r):
+        if partial is not None and (i + 1) % 10 == 0 and i + 1 < games:
+            _save(partial[0], {partial[1]: dict(game=game, playouts=playouts, spec=a_spec, opponent=b_spec,
+                                                wins=r.wins, draws=r.draws, losses=r.losses, played=i + 1,
+                                                games=games, seed=seed)})
+
+    r = match(make_player(a_spec, playouts=playouts), make_player(b_spec, playouts=playouts), game, games, seed=seed,
+              progress=progress)
     lo, hi = r.interval
     return dict(game=game, playouts=playouts, spec=a_spec, opponent=b_spec, wins=r.wins, draws=r.draws,
                 losses=r.losses, score=r.score, low=lo, high=hi, elo=elo(r.score, lo, hi), games=games, seed=seed)
@@ -146,7 +155,9 @@ def strength(args) -> int:
                 key = f"{game}|{playouts}|{name}|c={c}|n={args.games}"
                 if key not in data:
                     spec = SCHEME_TEMPLATES[name].format(c=c)
-                    data[key] = dict(_cell(spec, f"ucb1:c={c}", game, playouts, args.games, args.seed), scheme=name, c=c)
+                    partial = (args.out.replace(".json", "") + "_partial.json", key)
+                    data[key] = dict(_cell(spec, f"ucb1:c={c}", game, playouts, args.games, args.seed, partial),
+                                     scheme=name, c=c)
                     _save(args.out, data)
                 _print_cell(game, playouts, name, data[key])
     return 0
