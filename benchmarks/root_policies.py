@@ -394,9 +394,96 @@ def regret(args) -> int:
     return 0
 
 
+LABELS = {"uct (robust)": "UCT (robust)", "seqhalving": "seqhalving", "sr+cr 1/2-greedy": "SR+CR 1/2-greedy",
+          "sr+cr ucb_sqrt": "SR+CR UCB_sqrt", "gumbel root": "Gumbel root", "shot": "SHOT", "h-mcts": "H-MCTS"}
+GAME_LABELS = {"connect4": "Connect Four", "nogo": "NoGo 9x9", "go": "Go 9x9"}
+
+
+def tables(args) -> int:
+    """The markdown tables of docs/root-policies.md, from the result files."""
+    tune_data = _load(args.tune)
+    strength_data = _load(args.out or "docs/results/root_policies_strength.json")
+    partial = _load((args.out or "docs/results/root_policies_strength.json").replace(".json", "") + "_partial.json")
+    games, playouts = ["connect4", "nogo", "go"], [50, 200, 1000]
+    print("| game | playouts | c = 0.25 | c = 1 | best c |\n|---|---|---|---|---|")
+    for g in games:
+        for p in playouts:
+            cells = [tune_data.get(f"{g}|{p}|c={c}|n={args.tune_games}") for c in TUNE_GRID]
+            text = [f"{d['score']:.3f} [{d['low']:.3f}, {d['high']:.3f}]" if d else "-" for d in cells]
+            b = best_c(tune_data, g, p, args.tune_games)
+            print(f"| {GAME_LABELS[g]} | {p} | {text[0]} | {text[1]} | {b if b is not None else '-'} |")
+    names = list(SCHEME_TEMPLATES)
+    print()
+    print("| game | playouts | c | " + " | ".join(LABELS[n] for n in names) + " |")
+    print("|---|---|---|" + "---|" * len(names))
+    elo_rows = []
+    for g in games:
+        for p in playouts:
+            c = best_c(tune_data, g, p, args.tune_games)
+            row, elos = [], []
+            for n in names:
+                key = f"{g}|{p}|{n}|c={c}|n={args.games}"
+                d = strength_data.get(key)
+                if d:
+                    row.append(f"{d['score']:.3f} [{d['low']:.3f}, {d['high']:.3f}]")
+                    elos.append(f"{d['elo']:+.0f}")
+                elif key in partial:
+                    q = partial[key]
+                    row.append(f"({q['played']} of {q['games']} games: {(q['wins'] + q['draws'] / 2) / q['played']:.3f})")
+                    elos.append("-")
+                else:
+                    row.append("not played")
+                    elos.append("-")
+            print(f"| {GAME_LABELS[g]} | {p} | {c} | " + " | ".join(row) + " |")
+            elo_rows.append(f"| {GAME_LABELS[g]} | {p} | " + " | ".join(elos) + " |")
+    print()
+    print("| game | playouts | " + " | ".join(LABELS[n] for n in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    print("\n".join(elo_rows))
+    specs = ["uct (robust)", *SCHEME_TEMPLATES]
+    regret_t = _load("docs/results/root_policies_regret.json")
+    print()
+    print("| playouts | " + " | ".join(LABELS[n] for n in specs) + " |")
+    print("|---|" + "---|" * len(specs))
+    for p in playouts:
+        cells = [regret_t.get(f"tictactoe|{p}|{n}") for n in specs]
+        print(f"| {p} | " + " | ".join(f"{d['mean_regret']:.4f} ({d['p_wrong']:.3f})" if d else "-" for d in cells) + " |")
+    regret_c = _load("docs/results/root_policies_regret_connect4.json")
+    for sel in ("", "|no-win-in-one"):
+        rows = {}
+        for k, d in regret_c.items():
+            if "scheme" in d and k.endswith(f"|runs={d['runs']}{sel}"):
+                rows[(d["playouts"], d["scheme"])] = d
+        if not rows:
+            continue
+        print()
+        print(f"Connect Four{sel}: mean regret (P(not optimal)); [95% interval of the mean difference from UCT, "
+              "paired by position]")
+        print("| playouts | " + " | ".join(LABELS[n] for n in specs) + " |")
+        print("|---|" + "---|" * len(specs))
+        for p in playouts:
+            base = rows.get((p, "uct (robust)"))
+            out = []
+            for n in specs:
+                d = rows.get((p, n))
+                if d is None:
+                    out.append("-")
+                    continue
+                text = f"{d['mean_regret']:.4f} ({d['p_wrong']:.3f})"
+                if base is not None and n != "uct (robust)":
+                    diff = [(x - y) / d["runs"] for x, y in zip(d["regret_by_position"], base["regret_by_position"])]
+                    m = sum(diff) / len(diff)
+                    sd = math.sqrt(sum((x - m) ** 2 for x in diff) / (len(diff) - 1))
+                    h = 1.96 * sd / math.sqrt(len(diff))
+                    text += f" [{m - h:+.4f}, {m + h:+.4f}]"
+                out.append(text)
+            print(f"| {p} | " + " | ".join(out) + " |")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("tune", "strength", "regret"))
+    parser.add_argument("part", choices=("tune", "strength", "regret", "tables"))
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--playouts", type=int, nargs="*", default=[50, 200, 1000])
@@ -415,9 +502,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.game is None:
         args.game = ["tictactoe", "connect4"] if args.part == "regret" else ["connect4", "nogo", "go"]
-    if args.out is None:
+    if args.out is None and args.part != "tables":
         args.out = f"root_policies_{args.part}.json"
-    return {"tune": tune, "strength": strength, "regret": regret}[args.part](args)
+    return {"tune": tune, "strength": strength, "regret": regret, "tables": tables}[args.part](args)
 
 
 if __name__ == "__main__":
