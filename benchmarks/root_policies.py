@@ -1,23 +1,38 @@
-"""The root-policy study (docs/root-policies.md): simple-regret root schemes against plain UCT.
+"""The root-policy study (docs/root-policies.md): simple-regret root schemes against plain UCT at its best c.
 
-    python benchmarks/root_policies.py strength [--games 200] [--playouts 50 200 1000]
-                                                [--game connect4 nogo go] [--out FILE.json]
-    python benchmarks/root_policies.py regret [--runs 20] [--playouts 50 200 1000] [--out FILE.json]
+    python benchmarks/root_policies.py tune [--games 200] [--playouts 50 200 1000] [--game connect4 nogo go]
+                                            [--out docs/results/root_policies_tune.json]
+    python benchmarks/root_policies.py strength [--games 200] [--playouts ...] [--game ...] [--schemes ...]
+                                                [--tune docs/results/root_policies_tune.json]
+                                                [--out docs/results/root_policies_strength.json]
+    python benchmarks/root_policies.py regret [--game tictactoe connect4] [--runs 20] [--playouts ...]
+                                              [--positions 200] [--stones 22 30] [--no-win-in-one] [--out FILE]
+    python benchmarks/root_policies.py tables [--tune FILE] [--out STRENGTH_FILE]
 
-``strength``: each root scheme (UCB1 at c = 0.5 below it; c = 0.5 is the c the toolkit's tables use
-for plain UCT on these games, not re-tuned here) plays ``--games`` games against plain UCT at the
-same c and the same playouts a move, colours alternating (treepolicies.match.match), printed as
-W-D-L, score (draws half), its Wilson 95% interval and the Elo difference 400 log10(s / (1 - s))
-(clamped at the interval's ends where s is 0 or 1).
+``tune``: plain UCT at each c of TUNE_GRID (0.25 and 1, our choice: half and double the toolkit's
+usual c = 0.5) plays UCT at c = 0.5 over ``--games`` games; the best c of a (game, playouts) is the
+grid's c with the highest score, 0.5 itself counting 0.5 (a tie keeps 0.5, then the smaller c).
+
+``strength``: each scheme (SCHEME_TEMPLATES: a root policy over UCB1, or SHOT / H-MCTS at every node)
+with the tuned c in its tree plays ``--games`` games against plain UCT at the tuned c and the same
+playouts a move, colours alternating (treepolicies.match.match), printed as W-D-L, score (draws
+half), its Wilson 95% interval and the Elo difference 400 log10(s / (1 - s)) (at s = 0 or 1 the
+interval's inner end stands in).  Every 10 games a cell's games so far go to <out>_partial.json.
 
 ``regret``: the simple regret of the root recommendation, the quantity these schemes claim to
-improve, on every tic-tac-toe position with 1 to 4 stones where the moves' exact values differ
-(values by exhaustive negamax in this script, independent of the search): mean over positions and
-``--runs`` seeds of V* - V(chosen), V in {0, 1/2, 1} from the mover's side, and the fraction of
-non-optimal recommendations.
+improve, with UCB1 at c = 0.5 in every tree: mean over positions and ``--runs`` seeds of
+V* - V(chosen), V in {0, 1/2, 1} from the mover's side, and the fraction of non-optimal
+recommendations.  tictactoe: every position with 1 to 4 stones where the moves' exact values differ
+(values by exhaustive negamax in this script).  connect4: ``--positions`` positions from seeded
+random play (``--stones`` from..to, not over, values differ; ``--no-win-in-one``: the player to move
+has no move that wins at once), each move's value by this script's win/draw/loss negamax to the end
+of the game (:func:`solve_wdl`, on the game's own rules, independent of treepolicies/alphabeta.py;
+tests/test_root_policies_solver.py checks it against hand-derived values and alpha-beta).
 
-Results go to a JSON file (written atomically after every cell; a rerun skips the cells it holds).
-A measurement, not a test.
+``tables``: the markdown tables of docs/root-policies.md from the files.
+
+Results go to JSON files (written atomically and merged under a lock after every cell, so two
+processes can share a file; a rerun skips the cells it holds).  A measurement, not a test.
 """
 from __future__ import annotations
 
