@@ -6,7 +6,9 @@
                                                 [--tune docs/results/root_policies_tune.json]
                                                 [--out docs/results/root_policies_strength.json]
     python benchmarks/root_policies.py regret [--game tictactoe connect4] [--runs 20] [--playouts ...]
-                                              [--positions 200] [--stones 22 30] [--no-win-in-one] [--out FILE]
+                                              [--positions 200] [--stones 22 30] [--no-win-in-one]
+                                              [--out FILE (default docs/results/root_policies_regret.json,
+                                                           ..._regret_connect4.json for connect4)]
     python benchmarks/root_policies.py tables [--tune FILE] [--out STRENGTH_FILE]
 
 ``tune``: plain UCT at each c of TUNE_GRID (0.25 and 1, our choice: half and double the toolkit's
@@ -355,9 +357,11 @@ def regret(args) -> int:
     from treepolicies.mcts import search
     from treepolicies.players import make_player
 
-    data = _load(args.out)
     specs = {"uct (robust)": UCT, **SCHEMES}
     for game in args.game:
+        out = args.out or {"tictactoe": "docs/results/root_policies_regret.json",
+                           "connect4": "docs/results/root_policies_regret_connect4.json"}.get(game)
+        data = _load(out) if out else {}
         if game == "tictactoe":
             cases = positions()
             print(f"simple regret of the root recommendation on {len(cases)} tic-tac-toe positions x {args.runs} seeds")
@@ -370,7 +374,7 @@ def regret(args) -> int:
             if pkey not in data:  # the positions themselves (diagrams, exact values, win in one), to check
                 data[pkey] = dict(positions=[dict(diagram=str(g), values={str(m): v for m, v in vals.items()},
                                                   win_in_one=immediate_win(g)) for g, vals in cases])
-                _save(args.out, data)
+                _save(out, data)
             print(f"simple regret of the root recommendation on {len(cases)} Connect Four positions "
                   f"({args.stones[0]}-{args.stones[1]} stones, seed {args.seed}; {wins} with a win in one) "
                   f"x {args.runs} seeds")
@@ -403,7 +407,7 @@ def regret(args) -> int:
                         data[key].update(stones=list(args.stones), position_seed=args.seed, win_in_one=wins,
                                          no_win_in_one=args.no_win_in_one,
                                          regret_by_position=by_position)
-                    _save(args.out, data)
+                    _save(out, data)
                 d = data[key]
                 print(f"{playouts:8d} {name:18s} {d['mean_regret']:12.4f} {d['p_wrong']:15.3f}", flush=True)
     return 0
@@ -517,8 +521,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.game is None:
         args.game = ["tictactoe", "connect4"] if args.part == "regret" else ["connect4", "nogo", "go"]
-    if args.out is None and args.part != "tables":
-        args.out = f"root_policies_{args.part}.json"
+    if args.out is None and args.part in ("tune", "strength"):
+        args.out = f"docs/results/root_policies_{args.part}.json"
     return {"tune": tune, "strength": strength, "regret": regret, "tables": tables}[args.part](args)
 
 
