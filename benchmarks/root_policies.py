@@ -453,7 +453,7 @@ def tables(args) -> int:
                 else:
                     row.append("not played")
                     elos.append("-")
-            print(f"| {GAME_LABELS[g]} | {p} | {c} | " + " | ".join(row) + " |")
+            print(f"| {GAME_LABELS[g]} | {p} | {c if c is not None else '-'} | " + " | ".join(row) + " |")
             elo_rows.append(f"| {GAME_LABELS[g]} | {p} | " + " | ".join(elos) + " |")
     print()
     print("| game | playouts | " + " | ".join(LABELS[n] for n in names) + " |")
