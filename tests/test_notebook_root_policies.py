@@ -28,11 +28,18 @@ def test_root_policies_notebook_runs_and_prints_the_searches_numbers():
     execute_notebook(nb, ROOT / "notebooks", timeout=900)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.output_type == "error"]
-    assert len([o for o in outputs if "image/png" in o.get("data", {})]) == 3
+    assert len([o for o in outputs if "image/png" in o.get("data", {})]) == 4  # strength, 2 x regret, live
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     strength = json.loads((ROOT / "docs/results/root_policies_strength.json").read_text())
     regret = json.loads((ROOT / "docs/results/root_policies_regret.json").read_text())
     assert f"{len(strength)} strength cells, {len(regret)} regret cells" in text
+    tune = json.loads((ROOT / "docs/results/root_policies_tune.json").read_text())
+    regret_c4 = json.loads((ROOT / "docs/results/root_policies_regret_connect4.json").read_text())
+    assert f"{len(tune)} tuning cells, {sum('scheme' in c for c in regret_c4.values())} Connect Four regret cells" in text
+    for b in (c for k, c in tune.items() if k.startswith("best|")):  # the tuned c's table, from the file
+        scores = [tune[f"{b['game']}|{b['playouts']}|c={c}|n={b['games']}"]["score"] for c in b["grid"][1:]]
+        assert (f"{b['game']:10s} {b['playouts']:8d}  " + "  ".join(f"{s:7.3f}" for s in scores)
+                + f"  {b['best_c']}") in text
     # O to move after X 0, O 4, X 8: the edges (1, 3, 5, 7) draw, the corners (2, 6) lose -- by hand:
     # a corner lets X take the other free corner with two threats at once
     assert "exact values: {1: 0.5, 2: 0.0, 3: 0.5, 5: 0.5, 6: 0.0, 7: 0.5}" in text
