@@ -131,6 +131,7 @@ def two_processes(tmp_path_factory, plugin):
     return _run(LOADER, module, plugin), _run(LOADER, module, plugin)
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_loading_from_the_disk_cache_is_not_announced(two_processes):
     # the root cause: loading compiled code from the cache (as every worker process does) was
     # announced as "compiling ... (first run only ...)".  The first process compiles the module's
@@ -145,6 +146,7 @@ def test_loading_from_the_disk_cache_is_not_announced(two_processes):
     assert "banditree:" not in err2, err2
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_a_plugins_njit_kernels_are_cached_for_the_next_process(two_processes):
     # the plugin's kernels are decorated with @numba.njit, no cache=True: the first process
     # compiles them, the next one loads them (before: compiled again in every process)

@@ -31,6 +31,7 @@ def test_bad_scheduler_address():
         run_match(CFG, 1, scheduler="localhost", progress=False)
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_a_sweep_through_a_dask_cluster_equals_the_local_pool(tmp_path, capsys):
     # (the cells' chunks run on the cluster's workers; the numbers are the local pool's, to the bit)
     import json

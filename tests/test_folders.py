@@ -102,6 +102,7 @@ def fresh_old(tmp, name):
     return parent
 
 
+@pytest.mark.slow  # (every failure point of a folder swap: 13 s of the default tier; CI runs it)
 def test_every_failure_while_replacing_a_results_folder_leaves_the_old_one(runs, monkeypatch):
     tmp, old, new = runs
     result = read_results(tmp / "new")

@@ -13,6 +13,7 @@ from treepolicies.players import PLAYER_FACTORIES, make_player
 pytestmark = pytest.mark.skipif(find_gnugo() is None, reason="gnugo is not installed (apt-get install gnugo)")
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_complete_game_against_gnugo_and_the_boards_agree():
     g = Go(size=9)
     ours = make_player("ucb1:c=0.5", playouts=300)

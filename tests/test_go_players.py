@@ -20,6 +20,7 @@ def test_mcts_beats_random_at_1000_playouts(game, spec):
     assert result.wins >= 18, result.summary()
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_same_seed_same_game_and_its_sgf():
     a, b = make_player("miucb:episodic=true", playouts=200), RandomPlayer()
     one = play_game(make_game("nogo"), a, b, seed=9)

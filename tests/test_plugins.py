@@ -219,6 +219,7 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_a_second_process_finds_every_kernel_in_the_disk_cache():
     def run():
         proc = subprocess.run([sys.executable, "-c", _SCRIPT, PLUGIN], capture_output=True, text=True, cwd=ROOT,

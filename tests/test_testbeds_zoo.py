@@ -316,6 +316,7 @@ def test_a_checkpointed_run_resumes_to_identical_numbers(tmp_path):
         run_testbed(specs, tb, 10, progress=False, trace=True, checkpoint=folder)
 
 
+@pytest.mark.slow  # (a fresh process or an outside program: minutes of the default tier; CI runs it)
 def test_a_killed_testbed_command_resumes_to_identical_numbers(tmp_path):
     import os
     import signal
