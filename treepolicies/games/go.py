@@ -380,6 +380,22 @@ def go_repeating_moves(state, moves, n, seen, out):
     return k
 
 
+@nb.njit(cache=True, inline="always")
+def _ataris_next_to(state, p, colour, w, ch):
+    """(capture, atari_own): whether a neighbour of point ``p`` is an opponent chain in atari (a
+    move at p captures it) and whether one is an own chain in atari (the priors' terms)."""
+    capture = False
+    atari_own = False
+    for k in range(4):
+        q = bd._nbr(p, w, k)
+        v = state[HDR + q]
+        if v == 3 - colour and bd.in_atari(state, state[ch + q]):
+            capture = True
+        elif v == colour and bd.in_atari(state, state[ch + q]):
+            atari_own = True
+    return capture, atari_own
+
+
 @nb.njit(cache=True)
 def go_heuristic_prior(state, moves, n, out):
     """Priors of moves[:n] (``prior=heuristic``), from the light playout's rules: weight 1, times 8
@@ -398,15 +414,7 @@ def go_heuristic_prior(state, moves, n, out):
         else:
             p = bd.point_of(state, m)
             wt = 1.0
-            capture = False
-            atari_own = False
-            for k in range(4):
-                q = bd._nbr(p, w, k)
-                v = state[HDR + q]
-                if v == 3 - colour and bd.in_atari(state, state[ch + q]):
-                    capture = True
-                elif v == colour and bd.in_atari(state, state[ch + q]):
-                    atari_own = True
+            capture, atari_own = _ataris_next_to(state, p, colour, w, ch)
             libs = bd.liberties_after(state, p, colour, True)
             if capture:
                 wt *= 8.0
@@ -463,15 +471,7 @@ def go_knowledge_prior(state, moves, n, out):
             wt = _KW_PASS
         else:
             p = bd.point_of(state, m)
-            capture = False
-            atari_own = False
-            for k in range(4):
-                q = bd._nbr(p, w, k)
-                v = state[HDR + q]
-                if v == 3 - colour and bd.in_atari(state, state[ch + q]):
-                    capture = True
-                elif v == colour and bd.in_atari(state, state[ch + q]):
-                    atari_own = True
+            capture, atari_own = _ataris_next_to(state, p, colour, w, ch)
             libs = bd.liberties_after(state, p, colour, True)
             wt = _KW_EVEN
             if capture:
