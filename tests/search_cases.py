@@ -3,6 +3,12 @@ redesign (main at fac6c75) into ``tests/data/search_records.json`` and compared 
 ``tests/test_recorded_searches.py``: the same calls must give the same root visits, values, proofs,
 tree size, chosen move and (where the storage layout is unchanged) the same whole tree, bit for bit.
 
+Re-recorded on purpose since (each time every other recording unchanged): two Connect Four
+reuse-with-transpositions tree digests (they hashed uninitialised policy state, e718283); the 84
+Go and NoGo cases with the test evaluator, whose value reads the sum of the whole state, after Go's
+state gained the last stone placed in header slot 13 (f73fdf4; with that slot zeroed in the
+evaluator's view, all 84 give the old recordings).
+
 Regenerate (only on purpose: the file is the reference)::
 
     python -m tests.search_cases --write tests/data/search_records.json
