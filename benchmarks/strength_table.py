@@ -8,7 +8,8 @@ cell's options against ``ucb1:c=0.5``, colours alternating, ``--seed 10``), one 
 other, each into ``DIR/<game>-<playouts>-<label>.sqlite`` (a killed run resumes: the same command
 plays only the missing games) and its printed summary into ``DIR/<cell>.txt``.  ``table`` reads
 the summaries and writes ``strength.csv`` and ``strength.md`` (score = wins + draws / 2 of the
-enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such.
+enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such; a cell whose
+summary is not in DIR keeps its row of the existing ``strength.csv``.
 Nothing is tuned: the options are the documented defaults, the table is what comes out.
 """
 from __future__ import annotations
@@ -35,12 +36,23 @@ VARIANTS = {
     "fpu-parent": f"{BASE},fpu_reduction=0.1",
     "transpositions": f"{BASE},transpositions=true",
     "evaluator": "puct:c=1.5,evaluator=c4_windows,eval_batch=8,value_mix=0.5",
+    # playout policies (docs/playouts.md), each with its documented defaults
+    "mast": f"{BASE},rollout=mast",
+    "nst": f"{BASE},rollout=nst",
+    "lgrf1": f"{BASE},rollout=lgrf1",
+    "lgrf2": f"{BASE},rollout=lgrf2",
+    "ppa": f"{BASE},rollout=ppa",
+    "patterns": f"{BASE},rollout=patterns",
 }
 FIRST = ["rave", "grave", "heuristic", "rave+heuristic"]
 SECOND = ["puct", "puct+prior", "widen+prior", "fpu-parent", "transpositions"]
+#: the playout policies' cells: every game at 1000 and 5000 playouts (MoGo's patterns on Go only)
+PLAYOUTS = ["mast", "nst", "lgrf1", "lgrf2", "ppa"]
 #: (game, playouts per move, games, label) of each cell
 CELLS = ([(g, p, 200, v) for g in ("connect4", "nogo", "go") for p in (1000, 5000) for v in FIRST]
-         + [(g, 1000, 200, v) for g in ("connect4", "nogo", "go") for v in SECOND] + [("connect4", 1000, 200, "evaluator")])
+         + [(g, 1000, 200, v) for g in ("connect4", "nogo", "go") for v in SECOND] + [("connect4", 1000, 200, "evaluator")]
+         + [(g, p, 200, v) for p in (1000, 5000) for g in ("nogo", "connect4", "go") for v in PLAYOUTS]
+         + [("go", p, 200, "patterns") for p in (1000, 5000)])
 #: the best 9x9 Go configuration against GNU Go (label of the 1000-playout table's best, levels)
 GNUGO = [(1, 50), (10, 50)]
 LINE = re.compile(r"A: (\d+) wins, (\d+) draws, (\d+) losses in (\d+) games")
@@ -107,12 +119,34 @@ def _play(cmd, out) -> int:
     return 0
 
 
+def _tabulated(out):
+    """The rows of an existing ``out/strength.csv`` with games played, by (game, playouts, label,
+    opponent): a cell whose summary is not in the work folder keeps its row (a work folder of a
+    later session need not hold every earlier cell)."""
+    path = os.path.join(out, "strength.csv")
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("games") not in ("", "0")]
+    for r in rows:
+        for k in ("playouts", "planned", "games", "wins", "draws", "losses"):
+            r[k] = int(r[k])
+        for k in ("score", "wilson_low", "wilson_high"):
+            r[k] = float(r[k])
+        r["wall_s"] = float(r["wall_s"]) if r.get("wall_s") else ""
+    return {(r["game"], r["playouts"], r["enhancement"], r["opponent"]): r for r in rows}
+
+
 def table(args) -> int:
     rows = []
+    before = _tabulated(args.out)
     cells = [(g, p, n, label, name(g, p, label), "ucb1:c=0.5") for g, p, n, label in CELLS]
     best = best_go(args.work)
     if best:
         cells += [("go", 10000, n, best, f"go-10000-{best}-gnugo{lvl}", f"gnugo:level={lvl}") for lvl, n in GNUGO]
+    else:  # the GNU Go rows of the existing table
+        cells += [(g, p, r["planned"], label, f"{g}-{p}-{label}-{opp}", opp) for (g, p, label, opp), r in before.items()
+                  if opp.startswith("gnugo")]
     for game, playouts, games, label, stem, opponent in cells:
         path = os.path.join(args.work, stem + ".txt")
         row = {"game": game, "playouts": playouts, "enhancement": label, "options": VARIANTS[label],
@@ -126,6 +160,8 @@ def table(args) -> int:
             row.update(games=n, wins=w, draws=d, losses=l, score=round((w + d / 2) / n, 4), wilson_low=lo,
                        wilson_high=hi, elo=elo[0], elo_low=elo[1], elo_high=elo[2],
                        wall_s=float(wall.group(1)) if wall else "")
+        elif (game, playouts, label, opponent) in before:
+            row.update({k: v for k, v in before[(game, playouts, label, opponent)].items() if k not in row})
         else:
             row.update(games=0)
         rows.append(row)
