@@ -15,7 +15,8 @@ Player specs (``make_player``):
   ``reward_bounds=lo:hi``); the rest go to the policy;
 * ``random``; ``alphabeta:depth=N`` (or ``alphabeta`` with ``seconds=``);
 * any kind registered in :data:`PLAYER_FACTORIES` (``factory(params, playouts=, seconds=)`` with
-  ``params`` the spec's raw ``key -> value`` strings), e.g. ``gnugo:level=10`` from the Go layer.
+  ``params`` the spec's raw ``key -> value`` strings), e.g. ``gnugo:level=10`` from the Go layer,
+  ``strong`` (the named strongest player of each game: :mod:`treepolicies.strong`).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from treepolicies.mcts.options import OPTION_KEYS, SearchOptions, options_from_s
 from treepolicies.mcts.search import bind_policy, reroot, search
 
 __all__ = ["Player", "MCTSPlayer", "RandomPlayer", "AlphaBetaPlayer", "UCT", "MiUCT", "make_player",
-           "PLAYER_FACTORIES", "SEARCH_OPTIONS", "with_search_keys"]
+           "PLAYER_FACTORIES", "SEARCH_KEY_PLAYERS", "SEARCH_OPTIONS", "with_search_keys"]
 
 #: the keys of an MCTS player's spec that are not the policy's: every search option, and reuse
 SEARCH_OPTIONS = ("reuse",) + OPTION_KEYS
@@ -236,6 +237,11 @@ PLAYER_FACTORIES: dict[str, Callable] = {
 }
 
 
+#: player kinds of PLAYER_FACTORIES whose spec takes the search keys as an MCTS player's does
+#: (``strong``: treepolicies.strong), so the command line's ``--threads`` reaches them too
+SEARCH_KEY_PLAYERS: set = set()
+
+
 def with_search_keys(spec: str, **keys) -> str:
     """``spec`` with ``key=value`` appended for each of ``keys`` that is not None and not in the spec
     already, when the spec names an MCTS player (a bandit policy); any other spec is returned as is.
@@ -245,7 +251,7 @@ def with_search_keys(spec: str, **keys) -> str:
         name, params = parse_spec(spec)
     except ValueError:  # (make_player reports it)
         return spec
-    if name not in POLICIES or name in PLAYER_FACTORIES:
+    if (name not in POLICIES or name in PLAYER_FACTORIES) and name not in SEARCH_KEY_PLAYERS:
         return spec
     extra = [f"{k}={v}" for k, v in keys.items() if v is not None and k not in params]
     if not extra:

@@ -121,6 +121,8 @@ class GtpEngine:
         self.kind, self.size, self.komi, self.seed, self.engine_name = game, size, komi, seed, name
         self.max_moves = max_moves
         self.player = make_player(player, playouts=playouts, seconds=seconds)
+        if hasattr(self.player, "for_game"):  # a player built for its game (``strong``: treepolicies.strong)
+            self.player = self.player.for_game(game)
         self.game = self._new_game(size, komi)  # checks size and komi
         self.undo_stack: list = []
         self.genmoves = 0

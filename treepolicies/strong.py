@@ -1,0 +1,101 @@
+"""The named strongest player of each game: ``strong`` (``--a strong``, ``banditree gtp --player strong``).
+
+``strong`` is an MCTS player whose options depend on the game it plays; :data:`STRONG` maps a
+game's name to the player spec, chosen from the measured table of docs/enhancements/strength.md
+(each enhancement against plain UCT, ``ucb1:c=0.5``, 200 games a cell) and documented in
+docs/enhancements.md#the-strong-player-strong:
+
+* ``go``: RAVE with the heuristic rollouts (0.900 [0.851, 0.934] at 1000 playouts, the table's
+  best Go cell) and tree reuse;
+* ``nogo``: RAVE (0.750 [0.686, 0.805] at 1000 playouts; NoGo's heuristic rollouts lose there)
+  and tree reuse;
+* ``connect4``: the heuristic rollouts (0.760 [0.696, 0.814] at 1000, 0.767 at 5000 playouts)
+  and tree reuse;
+* ``tictactoe``, ``nim``: the MCTS-solver (proved values back up exactly) and tree reuse.
+
+Tree reuse (``reuse=true``) was not measured apart: at equal playouts a move it adds the visits
+of the subtree kept from the move before.  Parameters of the spec override the game's
+(``strong:threads=2``, ``strong:reuse=false``, ``strong:c=0.4``).  A game without an entry is
+refused in one line naming the games that have one.
+
+The player is built when it first sees its game (:meth:`StrongPlayer.for_game`, which
+:func:`choose` and :func:`check_game` call); it then behaves as the MCTSPlayer of that spec.
+"""
+from __future__ import annotations
+
+from bandits.spec import parse_spec
+from treepolicies.players import PLAYER_FACTORIES, SEARCH_KEY_PLAYERS, Player, make_player
+
+__all__ = ["STRONG", "StrongPlayer", "strong_spec"]
+
+#: game name -> the player spec of ``strong`` on that game (module docstring: where each comes from)
+STRONG: dict[str, str] = {
+    "go": "ucb1:c=0.5,rave=true,rollout=heuristic,reuse=true",
+    "nogo": "ucb1:c=0.5,rave=true,reuse=true",
+    "connect4": "ucb1:c=0.5,rollout=heuristic,reuse=true",
+    "tictactoe": "ucb1:c=0.5,solver=true,reuse=true",
+    "nim": "ucb1:c=0.5,solver=true,reuse=true",
+}
+
+
+def strong_spec(game: str, params: dict[str, str] | None = None) -> str:
+    """The spec of ``strong`` on the game named ``game``, with ``params`` (raw strings) overriding
+    or adding keys: ``strong_spec("nogo", {"threads": "2"})`` ->
+    ``"ucb1:c=0.5,rave=true,reuse=true,threads=2"``."""
+    if game not in STRONG:
+        raise ValueError(f"player 'strong' has no configuration for game {game!r}; games with one: "
+                         f"{', '.join(STRONG)}")
+    name, base = parse_spec(STRONG[game])
+    base.update(params or {})
+    return name + ":" + ",".join(f"{k}={v}" for k, v in base.items())
+
+
+class StrongPlayer(Player):
+    """``strong``: the MCTSPlayer of :func:`strong_spec` for the game it plays (module docstring)."""
+
+    def __init__(self, params=None, playouts=None, seconds=None):
+        self.params = dict(params or {})
+        self.playouts, self.seconds = playouts, seconds
+        self.name = "strong" + (":" + ",".join(f"{k}={v}" for k, v in self.params.items()) if self.params else "")
+        self.player = None  # the MCTSPlayer, once the game is known
+        self.game_name = None
+        if playouts is None and seconds is None:
+            raise ValueError("an MCTS player needs a budget: playouts=N and/or seconds=S")
+
+    def for_game(self, game) -> Player:
+        """The MCTSPlayer for ``game`` (a game or its name), built on the first call; a later call
+        with another game is refused (one player, one game)."""
+        name = game if isinstance(game, str) else getattr(game, "name", type(game).__name__)
+        if self.player is None:
+            self.player = make_player(strong_spec(name, self.params), playouts=self.playouts, seconds=self.seconds)
+            self.game_name = name
+        elif name != self.game_name:
+            raise ValueError(f"player {self.name!r} was built for {self.game_name!r}, not {name!r}")
+        return self.player
+
+    @property
+    def last(self):
+        """The last SearchResult (None before the first move)."""
+        return None if self.player is None else self.player.last
+
+    def check_game(self, game) -> None:
+        self.for_game(game).check_game(game)
+
+    def choose(self, game, rng):
+        return self.for_game(game).choose(game, rng)
+
+    def reset(self) -> None:
+        if self.player is not None:
+            self.player.reset()
+
+    def observe(self, move) -> None:
+        if self.player is not None:  # (before its first move it has no tree to keep)
+            self.player.observe(move)
+
+
+def _strong_factory(params, playouts=None, seconds=None):
+    return StrongPlayer(params, playouts=playouts, seconds=seconds)
+
+
+PLAYER_FACTORIES["strong"] = _strong_factory
+SEARCH_KEY_PLAYERS.add("strong")
