@@ -56,3 +56,13 @@ def test_gtp_builds_strong_for_its_game():
 
     e = GtpEngine(game="nogo", size=9, player="strong", playouts=100)
     assert isinstance(e.player, MCTSPlayer) and e.player.name == STRONG["nogo"]
+
+
+@pytest.mark.parametrize("game", sorted(STRONG))
+def test_every_entry_is_a_player_its_game_accepts(game):
+    # the capabilities check (treepolicies.mcts.capabilities) of each entry on its own game, before
+    # any search compiles: a spec the game cannot run would be refused here in one line
+    p = make_player("strong", playouts=10)
+    g = make_game(game)
+    p.check_game(g)
+    assert p.player.name == STRONG[game] and p.game_name == game
