@@ -182,6 +182,9 @@ def valgrind(args):
                     m = re.search(r"Collected : (\d+)", proc.stderr)
                     totals.append(int(m.group(1)))
             counts[name] = totals[0] - totals[1]
+            if totals[0] == 0:
+                raise SystemExit(f"callgrind counted nothing inside {loops[name]!r} in the {name} code ({tree}): "
+                                 "that pattern names no compiled function there (numba's mangled names)")
         print(f"{game:9s} {n} iterations: old {counts['old'] / 1e6:.1f} M, new {counts['new'] / 1e6:.1f} M, "
               f"new/old {counts['new'] / counts['old']:.4f}", flush=True)
 
