@@ -6,7 +6,8 @@
 ``run`` plays every cell of :data:`CELLS` with ``banditree match`` (``ucb1:c=0.5`` plus the
 cell's options against ``ucb1:c=0.5``, colours alternating, ``--seed 10``), one cell after the
 other, each into ``DIR/<game>-<playouts>-<label>.sqlite`` (a killed run resumes: the same command
-plays only the missing games) and its printed summary into ``DIR/<cell>.txt``.  ``table`` reads
+plays only the missing games) and its printed summary into ``DIR/<cell>.txt``; then the strong
+player (``strong``) against GNU Go (:data:`STRONG_GNUGO`, ``DIR/go-<playouts>-strong-gnugo<level>``).  ``table`` reads
 the summaries and writes ``strength.csv`` and ``strength.md`` (score = wins + draws / 2 of the
 enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such; a cell whose
 summary is not in DIR keeps its row of the existing ``strength.csv``.
@@ -43,6 +44,7 @@ VARIANTS = {
     "lgrf2": f"{BASE},rollout=lgrf2",
     "ppa": f"{BASE},rollout=ppa",
     "patterns": f"{BASE},rollout=patterns",
+    "strong": "strong",  # treepolicies.strong: each game's strongest measured configuration
 }
 FIRST = ["rave", "grave", "heuristic", "rave+heuristic"]
 SECOND = ["puct", "puct+prior", "widen+prior", "fpu-parent", "transpositions"]
@@ -55,6 +57,8 @@ CELLS = ([(g, p, 200, v) for g in ("connect4", "nogo", "go") for p in (1000, 500
          + [("go", p, 200, "patterns") for p in (1000, 5000)])
 #: the best 9x9 Go configuration against GNU Go (label of the 1000-playout table's best, levels)
 GNUGO = [(1, 50), (10, 50)]
+#: the strong player against GNU Go: (playouts a move, level, games), the issue's cells
+STRONG_GNUGO = [(10000, 10, 100), (10000, 1, 100), (3000, 10, 100), (3000, 1, 100)]
 LINE = re.compile(r"A: (\d+) wins, (\d+) draws, (\d+) losses in (\d+) games")
 WILSON = re.compile(r"Wilson 95% interval \[([\d.]+), ([\d.]+)\]")
 ELO = re.compile(r"Elo ([+-]?\d+|[+-]?inf) \[([+-]?\d+|[+-]?inf), ([+-]?\d+|[+-]?inf)\]")
@@ -96,8 +100,17 @@ def run(args) -> int:
         rc = _play(command(game, playouts, games, VARIANTS[label], os.path.join(args.work, cell + ".sqlite")), out)
         if rc:
             return rc
+    for playouts, level, games in STRONG_GNUGO:
+        cell = f"go-{playouts}-strong-gnugo{level}"
+        out = os.path.join(args.work, cell + ".txt")
+        if (args.only and cell not in args.only) or os.path.exists(out):
+            continue
+        print(f"go {playouts} strong against gnugo:level={level}: {games} games", flush=True)
+        rc = _play(command("go", playouts, games, "strong", out[:-4] + ".sqlite", f"gnugo:level={level}"), out)
+        if rc:
+            return rc
     label = best_go(args.work)
-    for level, games in GNUGO if label else ():
+    for level, games in GNUGO if label and not args.only else ():
         out = os.path.join(args.work, f"go-10000-{label}-gnugo{level}.txt")
         if not os.path.exists(out):
             print(f"go 10000 {label} against gnugo:level={level}: {games} games", flush=True)
@@ -146,7 +159,8 @@ def table(args) -> int:
         cells += [("go", 10000, n, best, f"go-10000-{best}-gnugo{lvl}", f"gnugo:level={lvl}") for lvl, n in GNUGO]
     else:  # the GNU Go rows of the existing table
         cells += [(g, p, r["planned"], label, f"{g}-{p}-{label}-{opp}", opp) for (g, p, label, opp), r in before.items()
-                  if opp.startswith("gnugo")]
+                  if opp.startswith("gnugo") and label != "strong"]
+    cells += [("go", p, n, "strong", f"go-{p}-strong-gnugo{lvl}", f"gnugo:level={lvl}") for p, lvl, n in STRONG_GNUGO]
     for game, playouts, games, label, stem, opponent in cells:
         path = os.path.join(args.work, stem + ".txt")
         row = {"game": game, "playouts": playouts, "enhancement": label, "options": VARIANTS[label],
