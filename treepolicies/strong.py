@@ -44,8 +44,8 @@ STRONG: dict[str, str] = {
 
 def strong_spec(game: str, params: dict[str, str] | None = None) -> str:
     """The spec of ``strong`` on the game named ``game``, with ``params`` (raw strings) overriding
-    or adding keys: ``strong_spec("nogo", {"threads": "2"})`` ->
-    ``"ucb1:c=0.5,rave=true,reuse=true,threads=2"``."""
+    or adding keys: ``strong_spec("connect4", {"threads": "2"})`` ->
+    ``"ucb1:c=0.5,rollout=heuristic,reuse=true,threads=2"``."""
     if game not in STRONG:
         raise ValueError(f"player 'strong' has no configuration for game {game!r}; games with one: "
                          f"{', '.join(STRONG)}")
@@ -95,6 +95,10 @@ class StrongPlayer(Player):
     def observe(self, move) -> None:
         if self.player is not None:  # (before its first move it has no tree to keep)
             self.player.observe(move)
+
+    def close(self) -> None:
+        if self.player is not None:
+            self.player.close()
 
 
 def _strong_factory(params, playouts=None, seconds=None):
