@@ -341,10 +341,11 @@ def test_capture_next_to_the_movers_previous_move():
 # Whole playouts
 
 
+@pytest.mark.parametrize("rollout", ["patterns", "nakade", "fillboard"])
 @pytest.mark.parametrize("size", [5, 9])
-def test_pattern_playouts_play_legal_moves_and_end_scored_right(size):
+def test_pattern_playouts_play_legal_moves_and_end_scored_right(size, rollout):
     g = Go(size=size)
-    kernel = g.rollouts["patterns"]
+    kernel = g.rollouts[rollout]
     legal = np.empty(size * size + 1, np.int64)
     for seed in range(25):
         s = g.state.copy()
@@ -376,13 +377,13 @@ def test_pattern_playouts_play_legal_moves_and_end_scored_right(size):
 def test_pattern_playouts_are_reproducible_and_differ_from_heuristic_ones():
     g = Go(9)
     runs = []
-    for name in ("patterns", "patterns", "heuristic"):
+    for name in ("patterns", "patterns", "heuristic", "nakade", "nakade", "fillboard", "fillboard"):
         s = g.state.copy()
         plies = np.empty(400, np.int64)
         n = g.rollouts[name].play(s, stream_state(7, 0, 0), plies, -1)
         runs.append(plies[:n].tolist())
-    assert runs[0] == runs[1]
-    assert runs[0] != runs[2]
+    assert runs[0] == runs[1] and runs[3] == runs[4] and runs[5] == runs[6]  # same seed, same playout
+    assert runs[0] != runs[2] and runs[0] != runs[3] and runs[3] != runs[5]  # each rollout its own
 
 
 # ------------------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ __all__ = [
     "forbid_base", "check_size", "new_state", "point_of", "code_of", "place", "in_atari",
     "go_legal_point", "go_playable", "nogo_legal_point", "own_eye", "area_score", "random_point", "chain_liberties",
     "position_hash", "ZOBRIST", "ZSTRIDE", "atari_liberty", "liberties_after", "search_key",
+    "NAKADE_MAX", "eye_space", "shape_point", "keeps_nakade",
 ]
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
@@ -457,12 +458,145 @@ def go_playable(state, p, colour):
     return not _diagonals_allow_eye(state, p, w, colour)
 
 
+# ---- eye spaces: nakade shapes ---------------------------------------------------------------
+
+#: the largest eye space with a vital point (rabbity six); scratch arrays for the functions below
+#: hold this many points
+NAKADE_MAX = 6
+
+
 @nb.njit(cache=True)
-def random_point(state, rng, colour, nogo, safe=False):
+def eye_space(state, p, pts):
+    """The empty region (4-connected empty points) holding the empty padded point ``p``: its points
+    are written to ``pts[:n]`` (``pts``: int64, length :data:`NAKADE_MAX`); returns ``(n, colours)``
+    with ``n = NAKADE_MAX + 1`` for a region of more points (the walk stops there) and ``colours``
+    the OR of the stone colours next to it (1 Black, 2 White, 3 both, 0 none; the edge is no colour).
+    """
+    w = state[H_STRIDE]
+    pts[0] = p
+    n = 1
+    colours = 0
+    i = 0
+    while i < n:
+        q = pts[i]
+        for k in range(4):
+            r = _nbr(q, w, k)
+            v = state[HDR + r]
+            if v == EMPTY:
+                seen = False
+                for j in range(n):
+                    if pts[j] == r:
+                        seen = True
+                if not seen:
+                    if n == NAKADE_MAX:
+                        return NAKADE_MAX + 1, colours
+                    pts[n] = r
+                    n += 1
+            elif v != BORDER:
+                colours |= v
+        i += 1
+    return n, colours
+
+
+@nb.njit(cache=True)
+def shape_point(state, pts, n):
+    """Classify the shape of the points ``pts[:n]`` (one connected region) by how many of each
+    point's four neighbours are in it: with ``c_k`` the number of points that have k, the killable
+    eye shapes (where one point, the vital point, leaves a single eye) are
+
+        straight or bent three  n = 3: c1 = 2, c2 = 1        pyramid four  n = 4: c1 = 3, c3 = 1
+        bulky five              n = 5: c1 = 1, c2 = 3, c3 = 1
+        crossed five            n = 5: c1 = 4, c4 = 1        rabbity six   n = 6: c1 = 2, c2 = 3, c4 = 1
+
+    (no other polyomino of its size has these counts).  Returns the vital point, the shape's unique
+    point with the most neighbours in it, for those; ``-2`` for the shapes that are one eye whatever
+    is played (n = 1, 2 and the square four, c2 = 4); ``-1`` for the rest (two eyes can be made).
+    """
+    if n <= 2:
+        return -2
+    if n > NAKADE_MAX:
+        return -1
+    w = state[H_STRIDE]
+    c1 = c2 = c3 = c4 = 0
+    best = -1
+    most = -1
+    for i in range(n):
+        k = 0
+        for j in range(n):
+            d = pts[i] - pts[j]
+            if d == 1 or d == -1 or d == w or d == -w:
+                k += 1
+        if k == 1:
+            c1 += 1
+        elif k == 2:
+            c2 += 1
+        elif k == 3:
+            c3 += 1
+        elif k == 4:
+            c4 += 1
+        if k > most:
+            most = k
+            best = pts[i]
+    if n == 3 and c2 == 1:
+        return best
+    if n == 4 and c2 == 4:
+        return -2
+    if n == 4 and c1 == 3 and c3 == 1:
+        return best
+    if n == 5 and ((c1 == 1 and c2 == 3 and c3 == 1) or (c1 == 4 and c4 == 1)):
+        return best
+    if n == 6 and c1 == 2 and c2 == 3 and c4 == 1:
+        return best
+    return -1
+
+
+@nb.njit(cache=True)
+def keeps_nakade(state, p, colour, pts):
+    """Whether ``colour``'s self-atari at the empty padded point ``p`` (:func:`liberties_after` is 1,
+    so it captures nothing) is a nakade move: the chain it makes (p and the own chains next to it)
+    has at most :data:`NAKADE_MAX` stones and their points make a shape that, once the opponent
+    captures it, is one eye or a killable eye space (:func:`shape_point` is not -1).  Such a chain
+    touches only the opponent, the edge and its one liberty, so the region its capture empties is
+    bounded by the opponent alone.  ``pts``: int64 scratch of length :data:`NAKADE_MAX`.
+    [ours: the rule of Fuego's and Pachi's playouts that a self-atari is played when its capture
+    leaves a dead eye shape, reduced to the shape test]"""
+    npts = state[H_NPTS]
+    w = state[H_STRIDE]
+    ch = HDR + npts
+    nx = ch + npts
+    pts[0] = p
+    n = 1
+    for k in range(4):
+        q = _nbr(p, w, k)
+        if state[HDR + q] != colour:
+            continue
+        g = state[ch + q]
+        s = g
+        while True:
+            seen = False
+            for j in range(n):
+                if pts[j] == s:
+                    seen = True
+            if seen:
+                break  # (this chain was walked from another neighbour)
+            if n == NAKADE_MAX:
+                return False
+            pts[n] = s
+            n += 1
+            s = state[nx + s]
+            if s == g:
+                break
+    return shape_point(state, pts, n) != -1
+
+
+@nb.njit(cache=True)
+def random_point(state, rng, colour, nogo, safe=False, pts=None):
     """A uniformly random point among the empty ones that are legal for ``colour`` (Go: not an own
     eye either), or -1 if there is none.  Rejection by swapping the refused point to the end of the
     still-candidate part of the empty list (libego); nothing allocated.  ``rng``: uint64[4] stream.
-    ``safe``: refuse self-ataris as well (:func:`liberties_after` < 2; in Go a capture is never one).
+    ``safe``: refuse self-ataris as well (:func:`liberties_after` < 2; in Go a capture is never one),
+    except, when the int64 scratch ``pts`` (length :data:`NAKADE_MAX`) is given, the nakade ones
+    (:func:`keeps_nakade`).
     """
     npts = state[H_NPTS]
     em = HDR + 7 * npts
@@ -476,7 +610,11 @@ def random_point(state, rng, colour, nogo, safe=False):
         else:
             ok = go_playable(state, p, colour)
         if ok and safe:
-            ok = liberties_after(state, p, colour, not nogo) >= 2
+            libs = liberties_after(state, p, colour, not nogo)
+            ok = libs >= 2
+            if pts is not None:  # (a plain `is not None` test: numba drops the branch when pts is omitted)
+                if libs == 1:
+                    ok = keeps_nakade(state, p, colour, pts)
         if ok:
             return p
         k -= 1

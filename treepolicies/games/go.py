@@ -175,7 +175,7 @@ def go_heuristic_point(state, rng, colour, last):
 
 
 @nb.njit(cache=True)
-def go_pattern_point(state, rng, colour, last, prev):
+def go_pattern_point(state, rng, colour, last, prev, pts=None, fill=0):
     """The pattern playout's point for ``colour`` (-1: pass): MoGo's order (Gelly, Wang, Munos &
     Teytaud 2006, algorithm 2; Wang & Gelly 2007).  ``last`` is the padded point of the opponent's
     last move, ``prev`` of the mover's own move before it (-1: none or a pass).  Uniformly among
@@ -194,6 +194,21 @@ def go_pattern_point(state, rng, colour, last, prev):
        played only when nothing else is: the vital point of a three-point eye space is none (two
        empty neighbours), but the later stones of a bigger nakade and throw-ins are, so they are
        rare in these playouts [ours: a known limitation, as in the heuristic; docs/playouts.md].
+
+    With the int64 scratch ``pts`` (length ``board.NAKADE_MAX``; ``rollout=nakade`` and
+    ``rollout=fillboard``) two rules come in after the escape, as MoGo's later playouts have them
+    (Chaslot, Fiter, Hoock, Rimmel & Teytaud 2010, "Adding expert knowledge and exploration in
+    Monte-Carlo Tree Search", section 2), and the random rule changes:
+
+    1a. nakade: the empty regions next to the last move that are bounded by the opponent's stones
+        alone (the last move among them: it closed the region or emptied it by a capture) and have a
+        killable shape (straight or bent three, pyramid four, bulky or crossed five, rabbity six;
+        ``board.shape_point``): their vital point, which kills the eye space [ours: MoGo's rule
+        names the three-point eye; the larger shapes are the textbook ones];
+    1b. fill board (``fill`` > 0): up to ``fill`` uniformly drawn empty points; the first whose
+        8 neighbours are all empty points of the board (:func:`fill_board_point`);
+    4.  the random rule also plays the self-ataris that keep nakade possible
+        (``board.keeps_nakade``: the captured chain would leave a dead eye shape).
     """
     npts = state[bd.H_NPTS]
     ch = HDR + npts
@@ -236,6 +251,35 @@ def go_pattern_point(state, rng, colour, last, prev):
                 pick = lcap
         if pick >= 0:
             return pick
+        if pts is not None:  # (a plain `is not None` test: numba drops the branch when pts is omitted)
+            # 1a. nakade: the vital points of the killable regions next to the last move
+            for k in range(4):
+                r = bd._nbr(last, w, k)
+                if state[HDR + r] != EMPTY:
+                    continue
+                n, colours = bd.eye_space(state, r, pts)
+                if n < 3 or n > bd.NAKADE_MAX or colours != other:
+                    continue
+                seen = False  # (the region met from an earlier neighbour)
+                for j in range(k):
+                    r2 = bd._nbr(last, w, j)
+                    for i in range(n):
+                        if pts[i] == r2:
+                            seen = True
+                if seen:
+                    continue
+                v = bd.shape_point(state, pts, n)
+                if v >= 0 and bd.go_playable(state, v, colour):
+                    m += 1
+                    if randint(rng, m) == 0:
+                        pick = v
+            if pick >= 0:
+                return pick
+            # 1b. fill board
+            if fill > 0:
+                q = fill_board_point(state, rng, fill)
+                if q >= 0:
+                    return q
         # 2. patterns around the last move
         for k in range(8):
             if k < 3:
@@ -274,10 +318,38 @@ def go_pattern_point(state, rng, colour, last, prev):
                             pick = q
     if pick >= 0:
         return pick
-    p = bd.random_point(state, rng, colour, False, True)
+    if pts is not None:
+        p = bd.random_point(state, rng, colour, False, True, pts)
+    else:
+        p = bd.random_point(state, rng, colour, False, True)
     if p < 0:
         p = bd.random_point(state, rng, colour, False)
     return p
+
+
+#: fill board's tries a ply in ``rollout=fillboard`` [ours: Chaslot et al. 2010 give no number for 9x9]
+FILL_BOARD_TRIES = 2
+
+
+@nb.njit(cache=True)
+def fill_board_point(state, rng, tries):
+    """Fill board (Chaslot et al. 2010): up to ``tries`` uniformly drawn empty points (with
+    replacement); the first whose 8 neighbours are all empty points of the board, or -1.  Such a
+    point is always legal (it has empty neighbours, so it is no ko capture) and never an eye."""
+    npts = state[bd.H_NPTS]
+    em = HDR + 7 * npts
+    w = state[H_STRIDE]
+    k = state[bd.H_NEMPTY]
+    if k == 0:
+        return -1
+    for _ in range(tries):
+        p = state[em + randint(rng, k)]
+        b = HDR + p
+        if (state[b - w - 1] == EMPTY and state[b - w] == EMPTY and state[b - w + 1] == EMPTY
+                and state[b - 1] == EMPTY and state[b + 1] == EMPTY
+                and state[b + w - 1] == EMPTY and state[b + w] == EMPTY and state[b + w + 1] == EMPTY):
+            return p
+    return -1
 
 
 @nb.njit(cache=True, inline="always")
@@ -300,24 +372,48 @@ def _play_ply(state, p, colour, pass_code, plies, k):
 
 
 @nb.njit(cache=True)
-def go_pattern_rollout(state, rng, plies, cap):
-    """The pattern playout (``rollout=patterns``, :func:`go_pattern_point` each ply) as a
-    treepolicies.games.Rollout: moves until two passes, the move cap or ``cap`` plies; the plies
-    ``2 * code + player`` written to ``plies`` as far as it has room; returns the plies played.
-    The first ply replies to the state's last move (``board.H_LAST``: the tree's last move, the
-    game's at the root), with no ``prev`` (the move before it is not recorded) [ours]."""
+def _pattern_rollout(state, rng, plies, cap, pts, fill):
+    """Moves of :func:`go_pattern_point` (with ``pts`` and ``fill``) until two passes, the move cap
+    or ``cap`` plies; the plies ``2 * code + player`` written to ``plies`` as far as it has room;
+    returns the plies played.  The first ply replies to the state's last move (``board.H_LAST``:
+    the tree's last move, the game's at the root), with no ``prev`` (the move before it is not
+    recorded) [ours]."""
     k = 0
     last = state[bd.H_LAST]  # the tree's last move (-1: a pass, none, a set-up position)
     prev = -1
     pass_code = state[H_SIZE] * state[H_SIZE]
     while state[H_PASSES] < 2 and state[H_MOVES] < state[H_CAP] and k != cap:
         colour = state[H_TOMOVE] + 1
-        p = go_pattern_point(state, rng, colour, last, prev)
+        if pts is None:
+            p = go_pattern_point(state, rng, colour, last, prev)
+        else:
+            p = go_pattern_point(state, rng, colour, last, prev, pts, fill)
         _play_ply(state, p, colour, pass_code, plies, k)
         prev = last
         last = p
         k += 1
     return k
+
+
+@nb.njit(cache=True)
+def go_pattern_rollout(state, rng, plies, cap):
+    """The pattern playout (``rollout=patterns``: MoGo 2006, :func:`go_pattern_point` each ply) as
+    a treepolicies.games.Rollout (:func:`_pattern_rollout`)."""
+    return _pattern_rollout(state, rng, plies, cap, None, 0)
+
+
+@nb.njit(cache=True)
+def go_nakade_rollout(state, rng, plies, cap):
+    """The pattern playout with the nakade rules (``rollout=nakade``: :func:`go_pattern_point`'s
+    rules 1a and 4 with ``pts``) as a treepolicies.games.Rollout."""
+    return _pattern_rollout(state, rng, plies, cap, np.empty(bd.NAKADE_MAX, np.int64), 0)
+
+
+@nb.njit(cache=True)
+def go_fillboard_rollout(state, rng, plies, cap):
+    """The nakade playout with fill board (``rollout=fillboard``: :data:`FILL_BOARD_TRIES` tries a
+    ply) as a treepolicies.games.Rollout."""
+    return _pattern_rollout(state, rng, plies, cap, np.empty(bd.NAKADE_MAX, np.int64), FILL_BOARD_TRIES)
 
 
 @nb.njit(cache=True)
@@ -498,7 +594,8 @@ GO_KERNELS = GameKernels(go_legal, go_play, go_to_move, go_terminal, go_result, 
 GO_PRIORS = {"heuristic": go_heuristic_prior, "knowledge": go_knowledge_prior}
 #: go_result scores any position by area, so a capped rollout is scored as it stands
 GO_ROLLOUTS = {"random": Rollout(go_random_rollout, go_result), "heuristic": Rollout(go_heuristic_rollout, go_result),
-               "patterns": Rollout(go_pattern_rollout, go_result)}
+               "patterns": Rollout(go_pattern_rollout, go_result), "nakade": Rollout(go_nakade_rollout, go_result),
+               "fillboard": Rollout(go_fillboard_rollout, go_result)}
 
 
 class UndoStep:
