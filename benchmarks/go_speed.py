@@ -10,7 +10,8 @@ Prints:
    iteration, minus the tree); beside them the heuristic (light) playouts of ``rollout=heuristic``
    (``game.rollouts["heuristic"]``: capture, escape atari, no self-atari, no own-eye filling; NoGo:
    no own chain left with one liberty), recording their plies as RAVE does; on Go also MoGo's
-   pattern playouts (``rollout=patterns``: escape, 3x3 patterns around the last move, capture);
+   pattern playouts (``rollout=patterns``: escape, 3x3 patterns around the last move, capture;
+   ``nakade`` and ``fillboard`` with MoGo's later rules);
    the heuristic and pattern rates also over the heuristic rate of the same round (interleaved
    rounds: the ratio holds on a loaded machine where the rates drift); ``--only-playouts`` stops here;
 2. MCTS iterations per second for UCT (``ucb1:c=0.5``) and Mi-UCT (``miucb:episodic=true``) searching
@@ -33,7 +34,8 @@ import numpy as np
 
 from bandits.rng import stream_state
 from treepolicies import search
-from treepolicies.games.go import Go, go_pattern_rollout, go_playout, go_rollout
+from treepolicies.games.go import (Go, go_fillboard_rollout, go_nakade_rollout, go_pattern_rollout, go_playout,
+                                   go_rollout)
 from treepolicies.games.nogo import NoGo, nogo_playout, nogo_rollout
 from treepolicies.players import make_player
 
@@ -74,13 +76,19 @@ def _go_heuristic_playouts(root, n, rng):
 
 
 @nb.njit(cache=True)
-def _go_pattern_playouts(root, n, rng):
+def _go_pattern_playouts(root, n, rng, kind):
+    """kind 0: rollout=patterns, 1: nakade, 2: fillboard."""
     s = np.empty_like(root)
     plies = np.empty(4 * root[8] + 1, np.int64)  # the move cap, H_CAP
     moves = 0
     for _ in range(n):
         s[:] = root
-        moves += go_pattern_rollout(s, rng, plies, -1)
+        if kind == 0:
+            moves += go_pattern_rollout(s, rng, plies, -1)
+        elif kind == 1:
+            moves += go_nakade_rollout(s, rng, plies, -1)
+        else:
+            moves += go_fillboard_rollout(s, rng, plies, -1)
     return moves
 
 
@@ -110,25 +118,33 @@ def playout_rate(game, n, repeats, heuristic=False):
     return statistics.median(rates), statistics.mean(lengths)
 
 
+PATTERN_KINDS = {"patterns": 0, "nakade": 1, "fillboard": 2}
+
+
 def pattern_rates(make, n, repeats):
-    """Go's pattern playouts beside its heuristic ones, in interleaved rounds: each round's pattern
-    rate over the heuristic rate of the same round (median), and the medians of the rates."""
+    """Go's pattern playouts (``patterns``, ``nakade``, ``fillboard``) beside its heuristic ones, in
+    interleaved rounds: each round's rate over the heuristic rate of the same round (median), and
+    the medians of the rates."""
     game = make()
-    for fn in (_go_heuristic_playouts, _go_pattern_playouts):
-        fn(game.state, 10, stream_state(0, 0, 0))  # compile
-    rates = {"heuristic": [], "patterns": []}
-    lengths = {"heuristic": [], "patterns": []}
+    runs = {"heuristic": lambda root, k, rng: _go_heuristic_playouts(root, k, rng)}
+    for label, kind in PATTERN_KINDS.items():
+        runs[label] = lambda root, k, rng, kind=kind: _go_pattern_playouts(root, k, rng, kind)
+    for run in runs.values():
+        run(game.state, 10, stream_state(0, 0, 0))  # compile
+    rates = {label: [] for label in runs}
+    lengths = {label: [] for label in runs}
     for r in range(repeats):
-        for label, fn in (("heuristic", _go_heuristic_playouts), ("patterns", _go_pattern_playouts)):
+        for label, run in runs.items():
             t0 = time.perf_counter()
-            moves = fn(game.state, n, stream_state(r + 1, 0, 0))
+            moves = run(game.state, n, stream_state(r + 1, 0, 0))
             rates[label].append(n / (time.perf_counter() - t0))
             lengths[label].append(moves / n)
-    ratio = statistics.median(p / h for p, h in zip(rates["patterns"], rates["heuristic"]))
     for label in rates:
         print(f"Go    {label + ' playouts/s (interleaved):':40s} {statistics.median(rates[label]):10.0f}"
               f"   (mean length {statistics.mean(lengths[label]):.1f} moves)")
-    print(f"Go    pattern / heuristic playout rate, median of the rounds' ratios: {ratio:.2f}")
+    for label in PATTERN_KINDS:
+        ratio = statistics.median(p / h for p, h in zip(rates[label], rates["heuristic"]))
+        print(f"Go    {label} / heuristic playout rate, median of the rounds' ratios: {ratio:.2f}")
 
 
 def search_rate(game, spec, iterations, repeats):

@@ -405,6 +405,20 @@ def test_search_with_pattern_playouts_is_reproducible():
     assert p.choose(Go(9), 3) == make_player("ucb1:c=0.5,rollout=patterns", playouts=200).choose(Go(9), 3)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("rollout", ["nakade", "fillboard"])
+def test_search_with_nakade_and_fill_board_playouts_is_reproducible(rollout):
+    from treepolicies import search
+
+    kw = dict(iterations=400, seed=5, early_stop=False)
+    a = search(Go(9), "ucb1:c=0.5", rollout=rollout, **kw)
+    b = search(Go(9), "ucb1:c=0.5", rollout=rollout, **kw)
+    assert a.move == b.move and a.iterations == b.iterations == 400
+    assert list(a.visits) == list(b.visits)
+    c = search(Go(9), "ucb1:c=0.5", rollout="patterns", **kw)
+    assert list(a.visits) != list(c.visits)  # the rollout is in use
+
+
 # ------------------------------------------------------------------------------------------------
 # prior=knowledge (go_knowledge_prior): the weights by hand on a diagram
 

@@ -11,7 +11,7 @@ Player specs (``make_player``):
   ``node_cap=N``, ``specialize=true|false``, ``threads=N``, ``parallel=tree|root|leaf`` and
   ``virtual_loss=V`` (docs/parallel.md) go to the search, as do the enhancement keys of
   :mod:`treepolicies.mcts.options` (``rave=true``, ``rave_k=``, ``rave_schedule=hand|mse``,
-  ``rave_bias=``, ``grave_ref=N``, ``rollout=random|heuristic|patterns``, ``rollout_cap=N``,
+  ``rave_bias=``, ``grave_ref=N``, ``rollout=random|heuristic|patterns|nakade|fillboard``, ``rollout_cap=N``,
   ``reward_bounds=lo:hi``); the rest go to the policy;
 * ``random``; ``alphabeta:depth=N`` (or ``alphabeta`` with ``seconds=``);
 * any kind registered in :data:`PLAYER_FACTORIES` (``factory(params, playouts=, seconds=)`` with

@@ -110,7 +110,8 @@ OPTIONS: dict[str, Option] = {
                         "visits; 0 = off; > 0 turns rave on"),
     "rollout": _p("random", kind="rollout",
                   doc="the playout: random, a rollout the game offers (game.rollouts: heuristic for Go, NoGo, "
-                      "Connect Four; patterns, MoGo's 3x3 patterns, for Go), or a playout policy with "
+                      "Connect Four; patterns, MoGo's 3x3 patterns, nakade and fillboard, those with MoGo's later "
+                      "rules, for Go), or a playout policy with "
                       "search-wide statistics by spec (mast, mast:epsilon=0.1, nst, lgrf1, lgrf2, ppa, a plugin's: "
                       "docs/playouts.md)"),
     "rollout_cap": _p(None, kind="optional", integer=True, low=1, high=MAX_ROLLOUT_CAP,

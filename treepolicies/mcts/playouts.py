@@ -84,7 +84,7 @@ MAX_TRIES = 16
 #: the most floats a playout policy's statistics may take (1 GiB)
 MAX_STATS = 2 ** 27
 #: names a game's rollouts use (a playout policy may not take them)
-RESERVED = ("random", "heuristic", "patterns")
+RESERVED = ("random", "heuristic", "patterns", "nakade", "fillboard")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,7 +227,7 @@ def make_playout(spec: str) -> BoundPlayout:
     name, raw = parse_spec(spec)
     if name not in PLAYOUTS:
         raise ValueError(f"unknown playout policy {name!r} in rollout spec {spec!r}; registered: "
-                         f"{', '.join(PLAYOUTS)} (and the game's rollouts: random, heuristic, patterns on Go)")
+                         f"{', '.join(PLAYOUTS)} (and the game's rollouts: random, heuristic, patterns, nakade and fillboard on Go)")
     policy = PLAYOUTS[name]
     keep = parse_bool("keep", raw.pop("keep"), spec) if "keep" in raw else False
     unknown = sorted(set(raw) - set(policy.params))
