@@ -141,8 +141,16 @@ def test_eye_space_walks_the_empty_region_and_names_its_walls():
     assert (n, colours, int(pts[0])) == (1, WHITE, pt(g, 0, 0))
     # the open board: more than six points (the walk stops at seven), walled by both colours as
     # far as it went -- the count is all the caller needs
+    before = g.state.copy()
     n, _ = bd.eye_space(g.state, pt(g, 4, 4), pts)
     assert n == bd.NAKADE_MAX + 1
+    # stopping at the first Black stone: White's four-point space is walled by White alone, so the
+    # walk goes to its end; the open board meets the Black stone at (5,6) or runs past six points
+    assert bd.eye_space(g.state, pt(g, 1, 1), pts, BLACK) == (4, WHITE)
+    n, colours = bd.eye_space(g.state, pt(g, 5, 5), pts, BLACK)
+    assert colours & BLACK and n <= bd.NAKADE_MAX
+    # the walk marks the points it meets on the board and empties them again
+    assert (g.state == before).all()
 
 
 def self_atari_case(diagram, r, c):

@@ -463,17 +463,24 @@ def go_playable(state, p, colour):
 #: the largest eye space with a vital point (rabbity six); scratch arrays for the functions below
 #: hold this many points
 NAKADE_MAX = 6
+#: the board value :func:`eye_space` gives the points it has met while it walks (never seen outside it)
+_MET = 4
 
 
 @nb.njit(cache=True)
-def eye_space(state, p, pts):
+def eye_space(state, p, pts, stop=0):
     """The empty region (4-connected empty points) holding the empty padded point ``p``: its points
     are written to ``pts[:n]`` (``pts``: int64, length :data:`NAKADE_MAX`); returns ``(n, colours)``
     with ``n = NAKADE_MAX + 1`` for a region of more points (the walk stops there) and ``colours``
     the OR of the stone colours next to it (1 Black, 2 White, 3 both, 0 none; the edge is no colour).
+    With ``stop`` a colour, the walk also stops at the first stone of that colour next to the
+    region (``colours`` then holds it; ``n`` is the points met so far): the caller wants regions
+    walled by the other colour alone.  The points met are marked on the board while it walks
+    (:data:`_MET`) and emptied again before it returns.
     """
     w = state[H_STRIDE]
     pts[0] = p
+    state[HDR + p] = _MET
     n = 1
     colours = 0
     i = 0
@@ -483,18 +490,21 @@ def eye_space(state, p, pts):
             r = _nbr(q, w, k)
             v = state[HDR + r]
             if v == EMPTY:
-                seen = False
-                for j in range(n):
-                    if pts[j] == r:
-                        seen = True
-                if not seen:
-                    if n == NAKADE_MAX:
-                        return NAKADE_MAX + 1, colours
-                    pts[n] = r
-                    n += 1
-            elif v != BORDER:
+                if n == NAKADE_MAX:
+                    n = NAKADE_MAX + 1
+                    i = n
+                    break
+                pts[n] = r
+                state[HDR + r] = _MET
+                n += 1
+            elif v != BORDER and v != _MET:
                 colours |= v
+                if v == stop:
+                    i = n
+                    break
         i += 1
+    for j in range(min(n, NAKADE_MAX)):
+        state[HDR + pts[j]] = EMPTY
     return n, colours
 
 

@@ -257,7 +257,7 @@ def go_pattern_point(state, rng, colour, last, prev, pts=None, fill=0):
                 r = bd._nbr(last, w, k)
                 if state[HDR + r] != EMPTY:
                     continue
-                n, colours = bd.eye_space(state, r, pts)
+                n, colours = bd.eye_space(state, r, pts, colour)
                 if n < 3 or n > bd.NAKADE_MAX or colours != other:
                     continue
                 seen = False  # (the region met from an earlier neighbour)
