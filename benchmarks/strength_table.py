@@ -7,7 +7,8 @@
 cell's options against ``ucb1:c=0.5``, colours alternating, ``--seed 10``), one cell after the
 other, each into ``DIR/<game>-<playouts>-<label>.sqlite`` (a killed run resumes: the same command
 plays only the missing games) and its printed summary into ``DIR/<cell>.txt``; then the strong
-player (``strong``) against GNU Go (:data:`STRONG_GNUGO`, ``DIR/go-<playouts>-strong-gnugo<level>``).  ``table`` reads
+player (``strong``) against GNU Go (:data:`STRONG_GNUGO`, ``DIR/go-<playouts>-strong-gnugo<level>``), and at
+equal time (:data:`STRONG_GNUGO_TIMED`, 1 s a move on 2 threads, ``DIR/go-1s-2t-strong-gnugo<level>``).  ``table`` reads
 the summaries and writes ``strength.csv`` and ``strength.md`` (score = wins + draws / 2 of the
 enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such; a cell whose
 summary is not in DIR keeps its row of the existing ``strength.csv``.
@@ -59,6 +60,9 @@ CELLS = ([(g, p, 200, v) for g in ("connect4", "nogo", "go") for p in (1000, 500
 GNUGO = [(1, 50), (10, 50)]
 #: the strong player against GNU Go: (playouts a move, level, games), the issue's cells
 STRONG_GNUGO = [(10000, 10, 100), (10000, 1, 100), (3000, 10, 100), (3000, 1, 100)]
+#: the strong player against GNU Go at equal time: (seconds a move, threads, level, games); the cell's
+#: "playouts" column reads e.g. "1s-2t" (``banditree match --seconds 1 --threads 2``)
+STRONG_GNUGO_TIMED = [(1, 2, 10, 100), (1, 2, 1, 100)]
 LINE = re.compile(r"A: (\d+) wins, (\d+) draws, (\d+) losses in (\d+) games")
 WILSON = re.compile(r"Wilson 95% interval \[([\d.]+), ([\d.]+)\]")
 ELO = re.compile(r"Elo ([+-]?\d+|[+-]?inf) \[([+-]?\d+|[+-]?inf), ([+-]?\d+|[+-]?inf)\]")
@@ -68,10 +72,15 @@ def name(game, playouts, label):
     return f"{game}-{playouts}-{label}"
 
 
-def command(game, playouts, games, a, db, b=BASE):
+def command(game, playouts, games, a, db, b=BASE, seconds=None, threads=None):
+    budget = ["--playouts", str(playouts)] if seconds is None else ["--seconds", str(seconds), "--threads", str(threads)]
     return [sys.executable, "-m", "testbeds.cli", "match", "--plugin", PLUGIN, "--game", game, "--a", a,
-            "--b", b, "--playouts", str(playouts), "--games", str(games), "--seed", "10", "--db", db,
-            "--no-progress"]
+            "--b", b, *budget, "--games", str(games), "--seed", "10", "--db", db, "--no-progress"]
+
+
+def timed(seconds, threads):
+    """The "playouts" column of an equal-time cell: ``1s-2t``."""
+    return f"{seconds}s-{threads}t"
 
 
 def best_go(work):
@@ -109,6 +118,16 @@ def run(args) -> int:
         rc = _play(command("go", playouts, games, "strong", out[:-4] + ".sqlite", f"gnugo:level={level}"), out)
         if rc:
             return rc
+    for seconds, threads, level, games in STRONG_GNUGO_TIMED:
+        cell = f"go-{timed(seconds, threads)}-strong-gnugo{level}"
+        out = os.path.join(args.work, cell + ".txt")
+        if (args.only and cell not in args.only) or os.path.exists(out):
+            continue
+        print(f"go {seconds} s a move on {threads} threads, strong against gnugo:level={level}: {games} games", flush=True)
+        rc = _play(command("go", None, games, "strong", out[:-4] + ".sqlite", f"gnugo:level={level}", seconds, threads),
+                   out)
+        if rc:
+            return rc
     label = best_go(args.work)
     for level, games in GNUGO if label and not args.only else ():
         out = os.path.join(args.work, f"go-10000-{label}-gnugo{level}.txt")
@@ -143,7 +162,7 @@ def _tabulated(out):
         rows = [r for r in csv.DictReader(f) if r.get("games") not in ("", "0")]
     for r in rows:
         for k in ("playouts", "planned", "games", "wins", "draws", "losses"):
-            r[k] = int(r[k])
+            r[k] = int(r[k]) if k != "playouts" or r[k].isdigit() else r[k]  # (an equal-time cell: "1s-2t")
         for k in ("score", "wilson_low", "wilson_high"):
             r[k] = float(r[k])
         r["wall_s"] = float(r["wall_s"]) if r.get("wall_s") else ""
@@ -161,6 +180,8 @@ def table(args) -> int:
         cells += [(g, p, r["planned"], label, f"{g}-{p}-{label}-{opp}", opp) for (g, p, label, opp), r in before.items()
                   if opp.startswith("gnugo") and label != "strong"]
     cells += [("go", p, n, "strong", f"go-{p}-strong-gnugo{lvl}", f"gnugo:level={lvl}") for p, lvl, n in STRONG_GNUGO]
+    cells += [("go", timed(s, t), n, "strong", f"go-{timed(s, t)}-strong-gnugo{lvl}", f"gnugo:level={lvl}")
+              for s, t, lvl, n in STRONG_GNUGO_TIMED]
     for game, playouts, games, label, stem, opponent in cells:
         path = os.path.join(args.work, stem + ".txt")
         row = {"game": game, "playouts": playouts, "enhancement": label, "options": VARIANTS[label],
