@@ -95,7 +95,13 @@ def best_go(work):
     return best[1] if best else None
 
 
+#: ``run --workers``: local processes a cell's games are spread over
+WORKERS = 1
+
+
 def run(args) -> int:
+    global WORKERS
+    WORKERS = args.workers
     os.makedirs(args.work, exist_ok=True)
     for game, playouts, games, label in CELLS:
         cell = name(game, playouts, label)
@@ -140,6 +146,8 @@ def run(args) -> int:
 
 
 def _play(cmd, out) -> int:
+    if WORKERS > 1:
+        cmd = cmd + ["--workers", str(WORKERS)]
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
@@ -239,6 +247,9 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="play the cells (resumable)")
     r.add_argument("--work", required=True, help="folder for the databases and summaries")
     r.add_argument("--only", nargs="*", help="cells to play, e.g. go-1000-rave")
+    r.add_argument("--workers", type=int, default=1,
+                   help="games of a cell played at once in local processes (banditree match --workers); a cell "
+                        "with threads takes that many cores a worker")
     t = sub.add_parser("table", help="write strength.csv and strength.md")
     t.add_argument("--work", required=True)
     t.add_argument("--out", default=os.path.join("docs", "enhancements"))
