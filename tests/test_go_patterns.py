@@ -341,7 +341,9 @@ def test_capture_next_to_the_movers_previous_move():
 # Whole playouts
 
 
-@pytest.mark.parametrize("rollout", ["patterns", "nakade", "fillboard"])
+# (fillboard's kernel compiles for 10 s on a fresh clone; its rule is checked in the default tier by
+# tests/test_go_nakade.py, its whole playouts here in the slow tier and CI's part of it)
+@pytest.mark.parametrize("rollout", ["patterns", "nakade", pytest.param("fillboard", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("size", [5, 9])
 def test_pattern_playouts_play_legal_moves_and_end_scored_right(size, rollout):
     g = Go(size=size)
@@ -377,13 +379,13 @@ def test_pattern_playouts_play_legal_moves_and_end_scored_right(size, rollout):
 def test_pattern_playouts_are_reproducible_and_differ_from_heuristic_ones():
     g = Go(9)
     runs = []
-    for name in ("patterns", "patterns", "heuristic", "nakade", "nakade", "fillboard", "fillboard"):
+    for name in ("patterns", "patterns", "heuristic", "nakade", "nakade"):
         s = g.state.copy()
         plies = np.empty(400, np.int64)
         n = g.rollouts[name].play(s, stream_state(7, 0, 0), plies, -1)
         runs.append(plies[:n].tolist())
-    assert runs[0] == runs[1] and runs[3] == runs[4] and runs[5] == runs[6]  # same seed, same playout
-    assert runs[0] != runs[2] and runs[0] != runs[3] and runs[3] != runs[5]  # each rollout its own
+    assert runs[0] == runs[1] and runs[3] == runs[4]  # same seed, same playout
+    assert runs[0] != runs[2] and runs[0] != runs[3]  # each rollout its own (fillboard: the slow search test)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ def alive(pid):
         return False
 
 
+@pytest.mark.slow  # (a process test: the slow tier and CI's part of it)
 def test_the_workers_of_a_killed_testbed_exit(tmp_path):
     out = tmp_path / "run"
     chunks = tmp_path / "run.checkpoints"

@@ -67,6 +67,7 @@ def test_bookkeeping_matches_a_numpy_recomputation(spec):
         np.testing.assert_allclose(result.curves[name + "_se"][0], se, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.slow  # (statistical, 2 * 10^7 plays: the slow tier and CI's part of it)
 def test_ucb1_regret_grows_like_log_t_on_two_bernoulli_arms():
     # Two arms with means 0.6 and 0.4 (gap D = 0.2), 200 tasks, T = 10^5, pseudo-regret
     # P(t) = D * E[pulls of the worse arm] (the received-reward regret has noise sqrt(t)/sqrt(200),
