@@ -164,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"banditree {args.command}: interrupted; {interrupted(args)}", file=sys.stderr)
         return 130
+    except RuntimeError as exc:  # an outside program failed (e.g. GNU Go died): one line, and what is saved
+        if not getattr(exc, "one_line", False):
+            raise
+        print(f"banditree {args.command}: error: {exc}; {interrupted(args)}", file=sys.stderr)
+        return 1
 
 
 def interrupted(args) -> str:

@@ -8,7 +8,7 @@ the game is another one), so it can be used in ``treepolicies.match`` and ``band
 
 Importing this module registers the player kind ``gnugo`` in
 ``treepolicies.players.PLAYER_FACTORIES``: ``gnugo:level=10`` (levels 0..10; optional
-``path=...`` to the executable).  GNU Go is started as::
+``path=...`` to the executable; ``on_crash=pass|stop``: :class:`GnuGoPlayer`).  GNU Go is started as::
 
     gnugo --mode gtp --boardsize N --chinese-rules --komi K --level L
           --positional-superko --capture-all-dead --never-resign
@@ -23,15 +23,24 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 
 from bandits.rng import make_stream, next_u64
 from treepolicies.players import PLAYER_FACTORIES, Player
 
-__all__ = ["GtpClient", "GtpEngineError", "GnuGoPlayer", "find_gnugo"]
+__all__ = ["GtpClient", "GtpEngineError", "GtpEngineEnded", "GnuGoPlayer", "find_gnugo", "RESTARTS", "ON_CRASH"]
 
 
 class GtpEngineError(RuntimeError):
-    """The engine answered ``? message``, died, or answered nonsense."""
+    """The engine answered ``? message``, died, or answered nonsense.  The command line reports it
+    in one line with what is saved (``one_line``: testbeds.cli)."""
+
+    one_line = True
+
+
+class GtpEngineEnded(GtpEngineError):
+    """The engine process ended (or closed its input) while it was sent a command."""
 
 
 def find_gnugo(path: str | None = None) -> str | None:
@@ -53,26 +62,44 @@ class GtpClient:
 
     def __init__(self, argv: list[str]):
         self.argv = list(argv)
+        self._err = tempfile.TemporaryFile()  # the engine's stderr: its last line goes into the error
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                         stderr=self._err, text=True, bufsize=1)
         except OSError as exc:
+            self._err.close()
             raise GtpEngineError(f"cannot start {self.argv[0]!r}: {exc}") from None
+
+    def how_it_ended(self) -> str:
+        """The engine's exit in words (``killed by signal 11``, ``exit status 1``) and the last line
+        it wrote to stderr, if any; after :class:`GtpEngineEnded` (kills an engine that lingers)."""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        said = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        try:
+            self._err.seek(0)
+            last = [line for line in self._err.read()[-2000:].decode("utf-8", "replace").splitlines() if line.strip()]
+        except (OSError, ValueError):
+            last = []
+        return said + (f", last words {last[-1].strip()[:200]!r}" if last else "")
 
     def send(self, command: str) -> str:
         """Send one command; the answer's text (after ``= ``), or GtpEngineError for ``? ...``."""
         if self.proc.poll() is not None:
-            raise GtpEngineError(f"engine {self.argv[0]!r} is not running (exit status {self.proc.returncode})")
+            raise GtpEngineEnded(f"engine {self.argv[0]!r} is not running (exit status {self.proc.returncode})")
         try:
             self.proc.stdin.write(command.strip() + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
-            raise GtpEngineError(f"engine {self.argv[0]!r} closed its input: {exc}") from None
+            raise GtpEngineEnded(f"engine {self.argv[0]!r} closed its input: {exc}") from None
         lines = []
         while True:
             line = self.proc.stdout.readline()
             if not line:
-                raise GtpEngineError(f"engine {self.argv[0]!r} ended while answering {command!r}")
+                raise GtpEngineEnded(f"engine {self.argv[0]!r} ended while answering {command!r}")
             line = line.rstrip("\r\n")
             if not line.strip():
                 if lines:
@@ -98,31 +125,53 @@ class GtpClient:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdin, self.proc.stdout, self._err):
             try:
                 stream.close()
             except OSError:
                 pass
 
 
+#: fresh engines :meth:`GnuGoPlayer.choose` starts, on the replayed game, when the engine dies while
+#: answering a ``genmove``: one tells a process that died (killed, out of memory) from a position that
+#: crashes GNU Go [ours]
+RESTARTS = 1
+#: what :class:`GnuGoPlayer` does when its engine dies in a position after :data:`RESTARTS` restarts
+ON_CRASH = ("pass", "stop")
+
+
 class GnuGoPlayer(Player):
     """GNU Go at ``level`` (0..10) as a Go player over GTP (module docstring).
 
     A resignation (not expected: the engine runs with --never-resign) is played as a pass.
+
+    An engine that dies while it chooses a move is restarted (:data:`RESTARTS` times a move): the
+    fresh engine gets the game replayed and the next random seed of the player's stream.  If it
+    dies again, the position crashes GNU Go: GNU Go 3.8 dies by a segmentation fault in rare
+    positions, at every level and seed (we met one in 282 games of 9x9 against levels 1 and 10;
+    ``docs/enhancements.md``).  Then ``on_crash="pass"`` (the default) plays a pass for it and says
+    so on stderr (the next move starts a fresh engine; the game goes on and can be scored, at the
+    cost of one move to GNU Go), and ``on_crash="stop"`` raises :class:`GtpEngineError` saying how
+    the engine ended (a match stops there, its finished games saved; rerunning it meets the same
+    position again).  Either way the same seed gives the same game.
     """
 
-    def __init__(self, level: int = 10, path: str | None = None):
+    def __init__(self, level: int = 10, path: str | None = None, on_crash: str = "pass"):
         if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 10:
             raise ValueError(f"gnugo level must be an integer in 0..10, got {level!r}")
+        if on_crash not in ON_CRASH:
+            raise ValueError(f"gnugo on_crash must be one of {', '.join(ON_CRASH)}, got {on_crash!r}")
         exe = find_gnugo(path)
         if exe is None:
             raise ValueError("gnugo executable not found (install it: apt-get install gnugo), "
                              f"or give path=...; looked for {path or 'gnugo on PATH and in /usr/games'}")
-        self.level, self.exe = level, exe
+        self.level, self.exe, self.on_crash = level, exe, on_crash
         self.name = f"gnugo:level={level}"
+        self.crashes = 0  # moves passed for the engine because the position crashed it (on_crash="pass")
         self.client = None
         self._key = None  # (size, komi, setup) the engine's game was set up for
         self._sent: list[tuple[int, int]] = []  # (player, move) the engine has
+        self._restart = 0  # the restart of the engine within this move (choose)
 
     def _argv(self, size, komi):
         return [self.exe, "--mode", "gtp", "--boardsize", str(size), "--chinese-rules", "--komi", f"{komi:g}",
@@ -140,7 +189,9 @@ class GnuGoPlayer(Player):
             c.send(f"boardsize {game.size}")
             c.send("clear_board")
             c.send(f"komi {key[1]:g}")
-            c.send(f"set_random_seed {int(next_u64(make_stream(rng).state) % 2_000_000_000)}")
+            # the player's next seed; a restart within a move adds its number (another seed even for an int rng)
+            draw = int(next_u64(make_stream(rng).state))
+            c.send(f"set_random_seed {(draw + 1_000_003 * self._restart) % 2_000_000_000}")
             for colour, code in game.setup:
                 c.send(f"play {'bw'[colour - 1]} {game.move_to_str(code)}")
             self._key, self._sent = key, []
@@ -152,8 +203,26 @@ class GnuGoPlayer(Player):
     def choose(self, game, rng):
         if game.name != "go":
             raise ValueError(f"gnugo plays Go only, not {game.name!r}")
-        self._sync(game, rng)
-        answer = self.client.send(f"genmove {'bw'[game.to_move]}").strip()
+        command = f"genmove {'bw'[game.to_move]}"
+        for attempt in range(RESTARTS + 1):
+            self._restart = attempt
+            try:
+                self._sync(game, rng)
+                answer = self.client.send(command).strip()
+                break
+            except GtpEngineEnded:  # (a '?' answer or nonsense is not a crash: raised as it is)
+                ended = self.client.how_it_ended()
+                self.close()  # the next _sync starts a fresh engine, replays the game, draws a new seed
+                if attempt < RESTARTS:
+                    continue
+                said = (f"{self.name} ({self.exe}) ended {RESTARTS + 1} times while answering {command!r} at move "
+                        f"{len(game.moves) + 1} of the game ({ended}), the last time a fresh engine on the "
+                        "replayed game")
+                if self.on_crash == "stop":
+                    raise GtpEngineError(said) from None
+                print(f"banditree: {said}; it passes this move (on_crash=pass)", file=sys.stderr, flush=True)
+                self.crashes += 1
+                return game.PASS  # (nothing sent: the next move replays the game on a fresh engine)
         move = game.PASS if answer.lower() in ("pass", "resign") else game.str_to_move(answer)
         self._sent.append((game.to_move, move))
         return move
@@ -169,15 +238,15 @@ class GnuGoPlayer(Player):
 
 
 def _gnugo_factory(params, playouts=None, seconds=None):
-    unknown = set(params) - {"level", "path"}
+    unknown = set(params) - {"level", "path", "on_crash"}
     if unknown:
-        raise ValueError(f"unknown parameter {sorted(unknown)[0]!r} for player 'gnugo'; valid: level, path")
+        raise ValueError(f"unknown parameter {sorted(unknown)[0]!r} for player 'gnugo'; valid: level, path, on_crash")
     raw = params.get("level", "10")
     try:
         level = int(raw)
     except ValueError:
         raise ValueError(f"gnugo level must be an integer in 0..10, got {raw!r}") from None
-    return GnuGoPlayer(level=level, path=params.get("path"))
+    return GnuGoPlayer(level=level, path=params.get("path"), on_crash=params.get("on_crash", "pass"))
 
 
 PLAYER_FACTORIES["gnugo"] = _gnugo_factory
