@@ -153,8 +153,11 @@ def _play(cmd, out) -> int:
     if done.returncode != 0:
         print(done.stderr, file=sys.stderr)
         return done.returncode
+    # notices a reader of the cell should see (e.g. GNU Go crashed in a position and passed), not
+    # the compile messages
+    notes = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("banditree: compil")]
     with open(out + ".part", "w") as f:
-        f.write(done.stdout + f"{time.perf_counter() - t0:.1f} s wall\n")
+        f.write(done.stdout + f"{time.perf_counter() - t0:.1f} s wall\n" + "".join(line + "\n" for line in notes))
     os.replace(out + ".part", out)
     return 0
 
