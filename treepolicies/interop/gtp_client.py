@@ -148,8 +148,8 @@ class GnuGoPlayer(Player):
     An engine that dies while it chooses a move is restarted (:data:`RESTARTS` times a move): the
     fresh engine gets the game replayed and the next random seed of the player's stream.  If it
     dies again, the position crashes GNU Go: GNU Go 3.8 dies by a segmentation fault in rare
-    positions, at every level and seed (we met one in about 400 games of 9x9 against levels 1 and 10;
-    ``docs/enhancements.md``).  Then ``on_crash="pass"`` (the default) plays a pass for it and says
+    positions (we met one in about 400 games of 9x9, where it died at every level and seed we
+    tried; ``docs/go-nogo.md``).  Then ``on_crash="pass"`` (the default) plays a pass for it and says
     so on stderr (the next move starts a fresh engine; the game goes on and can be scored, at the
     cost of one move to GNU Go), and ``on_crash="stop"`` raises :class:`GtpEngineError` saying how
     the engine ended (a match stops there, its finished games saved; rerunning it meets the same
