@@ -73,11 +73,7 @@ class GtpClient:
     def how_it_ended(self) -> str:
         """The engine's exit in words (``killed by signal 11``, ``exit status 1``) and the last line
         it wrote to stderr, if any; after :class:`GtpEngineEnded` (kills an engine that lingers)."""
-        try:
-            code = self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
+        code = self._reap()
         said = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
         try:
             self._err.seek(0)
@@ -85,6 +81,14 @@ class GtpClient:
         except (OSError, ValueError):
             last = []
         return said + (f", last words {last[-1].strip()[:200]!r}" if last else "")
+
+    def _reap(self) -> int:
+        """Wait up to 5 s for the engine to end, then kill it; its exit status."""
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
 
     def send(self, command: str) -> str:
         """Send one command; the answer's text (after ``= ``), or GtpEngineError for ``? ...``."""
@@ -120,11 +124,7 @@ class GtpClient:
                 self.send("quit")
             except GtpEngineError:
                 pass
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self._reap()
         for stream in (self.proc.stdin, self.proc.stdout, self._err):
             try:
                 stream.close()
@@ -171,7 +171,6 @@ class GnuGoPlayer(Player):
         self.client = None
         self._key = None  # (size, komi, setup) the engine's game was set up for
         self._sent: list[tuple[int, int]] = []  # (player, move) the engine has
-        self._restart = 0  # the restart of the engine within this move (choose)
 
     def _argv(self, size, komi):
         return [self.exe, "--mode", "gtp", "--boardsize", str(size), "--chinese-rules", "--komi", f"{komi:g}",
@@ -189,9 +188,7 @@ class GnuGoPlayer(Player):
             c.send(f"boardsize {game.size}")
             c.send("clear_board")
             c.send(f"komi {key[1]:g}")
-            # the player's next seed; a restart within a move adds its number (another seed even for an int rng)
-            draw = int(next_u64(make_stream(rng).state))
-            c.send(f"set_random_seed {(draw + 1_000_003 * self._restart) % 2_000_000_000}")
+            c.send(f"set_random_seed {int(next_u64(make_stream(rng).state) % 2_000_000_000)}")
             for colour, code in game.setup:
                 c.send(f"play {'bw'[colour - 1]} {game.move_to_str(code)}")
             self._key, self._sent = key, []
@@ -205,7 +202,6 @@ class GnuGoPlayer(Player):
             raise ValueError(f"gnugo plays Go only, not {game.name!r}")
         command = f"genmove {'bw'[game.to_move]}"
         for attempt in range(RESTARTS + 1):
-            self._restart = attempt
             try:
                 self._sync(game, rng)
                 answer = self.client.send(command).strip()
