@@ -416,7 +416,7 @@ def go_fillboard_rollout(state, rng, plies, cap):
     return _pattern_rollout(state, rng, plies, cap, np.empty(bd.NAKADE_MAX, np.int64), FILL_BOARD_TRIES)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def go_rollout(state, rng, plies, cap, heuristic):
     """Moves until two passes, the move cap or ``cap`` plies: uniformly random non-own-eye legal
     moves (pass when none), or with ``heuristic`` those of :func:`go_heuristic_point`.  Writes the
@@ -436,9 +436,11 @@ def go_rollout(state, rng, plies, cap, heuristic):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def go_random_rollout(state, rng, plies, cap):
-    """The uniform playout as a treepolicies.games.Rollout (same draws as :func:`go_playout`)."""
+    """The uniform playout as a treepolicies.games.Rollout (same draws as :func:`go_playout`).  Inlined where it
+    is called (so is the loop it calls): a playout policy's fast path calls it for one ply at a time,
+    and as a call it cost about 100 ns a ply (docs/playouts.md#cost-9x9-go-one-core)."""
     return go_rollout(state, rng, plies, cap, False)
 
 
