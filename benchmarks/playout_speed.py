@@ -103,7 +103,7 @@ def playout_rates(size, specs, playouts, repeats):
         pkey = ""
         if spec != "random":
             bound = make_playout(spec)
-            pkey = bound.key_for(game.move_check)
+            pkey = bound.key_for(game.move_check, game.move_draw)
             opts = np.concatenate([opts, bound.block(game.move_codes, game.max_moves)])
         run = _loop(pkey, gkey, rkey)
         run(game.state, 10, stream_state(1, 0, 0), plies, opts)  # compile

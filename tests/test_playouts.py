@@ -312,6 +312,83 @@ def test_mast_fast_path_draws_gibbs_over_the_legal_moves_on_go():
     assert np.abs(counts / 20000 - want).max() < 0.015   # (binomial sd at most 0.0036)
 
 
+@pytest.mark.parametrize("name", ["go", "nogo"])
+def test_the_candidate_draw_is_uniform_over_the_legal_points(name):
+    # game.move_draw (the candidate path of treepolicies.mcts.playouts): every code it draws is one
+    # of legal's (the pass excluded) and each comes up equally often: on positions from random
+    # play, 200 draws a legal point, the count of each within 5 binomial sd of 200 (n draws,
+    # p = 1/L: sd = sqrt(n p (1 - p)) < sqrt(200)); -1 exactly when legal offers no point
+    g0 = make_game(name, size=5)
+    out = np.empty(g0.max_moves, np.int64)
+    r = np.random.default_rng(3)
+    s_rng = rng(5)
+    seen_none = seen_some = 0
+    for game_no in range(12):
+        g = g0.copy()
+        for _ in range(int(r.integers(0, 40 if name == "go" else 14))):
+            if g.terminal():
+                break
+            g.play(int(r.choice(g.legal_moves())))
+        n = g.kernels.legal(g.state, out)
+        legal = sorted(set(int(m) for m in out[:n]) - {g.size * g.size})
+        state = g.state.copy()
+        if not legal:
+            assert g.move_draw(state, s_rng) == -1
+            seen_none += 1
+            continue
+        draws = [int(g.move_draw(state, s_rng)) for _ in range(200 * len(legal))]
+        counts = {m: draws.count(m) for m in set(draws)}
+        assert sorted(counts) == legal
+        assert max(abs(v - 200) for v in counts.values()) < 5 * math.sqrt(200)
+        seen_some += 1
+    assert seen_some >= 6
+
+
+@pytest.mark.parametrize("name", ["go", "nogo"])
+def test_mast_candidate_path_draws_gibbs_over_the_legal_moves(name):
+    # the candidate path (treepolicies.mcts.playouts._fast_ply): the game draws a legal candidate
+    # uniformly (move_draw), mast_accept keeps it with probability E(c) / max E, E = exp(Q / tau),
+    # up to MAX_TRIES candidates, then the enumeration: rejection sampling, so the move played is
+    # distributed as exp(Q / tau) over the legal moves; checked against the exact probabilities on a
+    # position with stones, 20000 plies (tau = 0.1: both the acceptances and the enumeration occur)
+    from treepolicies.mcts.playouts import MAX_TRIES
+
+    g = make_game(name, size=5)
+    for mv in (6, 7, 12, 13, 8, 18):
+        g.play(mv)
+    c = g.move_codes
+    stats, params = fresh("mast:tau=0.1", c)
+    buf = np.zeros(2 * c)
+    r = rng(12)
+    for _ in range(30):   # some statistics: random simulations with random results for Black
+        seq = np.array([ply(int(m), i & 1) for i, m in enumerate(np.random.default_rng(_).permutation(c)[:10])])
+        pp.mast_update(stats, params, c, seq, 0, 10, 0, float(_ % 3) / 2, buf)
+    legal = [m for m in g.legal_moves() if m != g.size * g.size]
+    e = np.array([math.exp(pp.mast_q(stats, params, c, 0, m) / 0.1) for m in legal])
+    want = e / e.sum()
+    counts = np.zeros(len(legal))
+    moves = np.array(legal, np.int64)
+    state = g.state.copy()
+    fallbacks = 0
+    for _ in range(20000):
+        got = -1
+        for tries in range(MAX_TRIES):
+            cand = int(g.move_draw(state, r))
+            a = pp.mast_accept(stats, params, c, plies(), 0, 0, cand, r, buf, tries)
+            if a == 1 and g.move_check(state, cand):
+                got = cand
+                break
+        if got < 0:
+            fallbacks += 1
+            got = legal[pp.mast_choose(stats, params, c, plies(), 0, 0, moves, len(legal), r, buf)]
+        counts[legal.index(got)] += 1
+    assert 0 < fallbacks < 20000
+    assert np.abs(counts / 20000 - want).max() < 0.015   # (binomial sd at most 0.0036)
+    # epsilon-greedy MAST leaves the candidate path (-1): its proposals take the best Q
+    stats_e, params_e = fresh("mast:epsilon=0.1", c)
+    assert pp.mast_accept(stats_e, params_e, c, plies(), 0, 0, legal[0], r, buf, 0) == -1
+
+
 def test_specs_and_their_one_line_errors():
     assert {"mast", "nst", "lgrf1", "lgrf2", "ppa"} <= set(playout_names())
     b = make_playout("mast:tau=0.5,epsilon=0.1,keep=true")

@@ -131,6 +131,19 @@ def go_move_check(state, move):
 
 
 @nb.njit(cache=True)
+def go_move_draw(state, rng):
+    """A uniformly random move among :func:`go_legal`'s points (legal, not an own eye), not played;
+    -1 when there is none (then a pass is the only move) or the game is over.  The draw of the
+    random rollout (board.random_point: it reorders the state's list of empty points, nothing
+    else); the candidate draw of playout policies' fast path (treepolicies.mcts.playouts).  The
+    root's superko list is left to the move check."""
+    if go_terminal(state):
+        return -1
+    p = bd.random_point(state, rng, state[H_TOMOVE] + 1, False)
+    return -1 if p < 0 else bd.code_of(state, p)
+
+
+@nb.njit(cache=True)
 def go_result(state, player):
     """1 / 0.5 / 0 for ``player`` by area score with komi: sign of 2 * area(B - W) - 2 * komi."""
     s2 = 2 * bd.area_score(state) - state[bd.H_KOMI2]
@@ -868,6 +881,7 @@ class Go(BoardGame):
     key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(go_is_legal)
     move_check = staticmethod(go_move_check)  # (playout policies' fast path: treepolicies.mcts.playouts)
+    move_draw = staticmethod(go_move_draw)  # (their candidate path)
 
     def __init__(self, size: int = 9, komi: float = 7.5, move_cap: int | None = None):
         size = bd.check_size(size)

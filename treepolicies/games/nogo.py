@@ -77,6 +77,16 @@ def nogo_move_check(state, move):
 
 
 @nb.njit(cache=True)
+def nogo_move_draw(state, rng):
+    """A uniformly random move among :func:`nogo_legal`'s, not played; -1 when there is none (the
+    player to move has lost).  The draw of the random rollout (board.random_point: it reorders the
+    state's list of empty points, nothing else); the candidate draw of playout policies' fast path
+    (treepolicies.mcts.playouts)."""
+    p = bd.random_point(state, rng, state[H_TOMOVE] + 1, True)
+    return -1 if p < 0 else bd.code_of(state, p)
+
+
+@nb.njit(cache=True)
 def nogo_play(state, move):
     """Apply a legal move code in place (a legal NoGo move never captures)."""
     bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
@@ -175,6 +185,7 @@ class NoGo(BoardGame):
     key_kernel = staticmethod(bd.search_key)
     is_legal_kernel = staticmethod(nogo_is_legal)
     move_check = staticmethod(nogo_move_check)  # (playout policies' fast path: treepolicies.mcts.playouts)
+    move_draw = staticmethod(nogo_move_draw)  # (their candidate path)
 
     @property
     def max_plies(self) -> int:

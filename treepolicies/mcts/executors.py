@@ -98,7 +98,8 @@ class Run:
             leaf="eval" if self.evaluator is not None else "playout", enhanced=enhanced,
             rollout=rollout_key(self.kernel) if enhanced else "", prior=prior_key(self.prior) if enhanced else "",
             key=position_key(getattr(game, "key_kernel", None)) if options.transpositions else "",
-            root="fv" if self.rooted else "", playout=self.playout.key_for(getattr(game, "move_check", None))
+            root="fv" if self.rooted else "",
+            playout=self.playout.key_for(getattr(game, "move_check", None), getattr(game, "move_draw", None))
             if self.playout is not None and enhanced else "")
         self.ckey = config_key(self.config)
 

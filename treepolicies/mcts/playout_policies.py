@@ -15,9 +15,12 @@ keys them per role, which is the same thing in a two-player game].
   ``epsilon > 0``, epsilon-greedy: a uniformly random legal move with probability epsilon, else the
   best Q (ties at random) (Tak, Winands & Bjornsson 2012).  Statistics: (N, W, exp(Q / tau)) per
   (p, m) and each player's sum of the exponentials (kept by the update, so a draw costs no exp):
-  and their alias tables (Walker 1977; Vose 1991), rebuilt by the update: 10c + 2 floats.  With a
-  game's move check (``game.move_check``) and rollout, a ply draws a code from all codes in O(1)
-  and refuses the illegal ones (:func:`mast_propose`; the same distribution, no enumeration).
+  and their alias tables (Walker 1977; Vose 1991) and maxima, rebuilt by the update: 10c + 4
+  floats.  With a game's move check and candidate draw (``game.move_check``, ``game.move_draw``)
+  a ply keeps the game's uniformly drawn legal candidate m with probability E(p, m) / max E(p, .)
+  (:func:`mast_accept`: rejection sampling, the same distribution); with a move check and rollout
+  only, it draws a code from all codes in O(1) and refuses the illegal ones (:func:`mast_propose`;
+  the same distribution, no enumeration, but ever more refusals as the board fills).
 * ``nst`` (Tak, Winands & Bjornsson 2012, N-gram Selection Technique): as MAST over n-grams of
   consecutive plies (a move with the 1 or 2 moves before it, whoever played them), n = 1..``n``
   (at most 3); the score of a move is the average of Q over its n-grams, the 1-gram always
@@ -53,7 +56,7 @@ from bandits.registry import Param
 from bandits.rng import randint, uniform
 from treepolicies.mcts.playouts import playout_policy
 
-__all__ = ["gibbs_draw", "weighted_draw", "egreedy_draw", "mast_q", "mast_init", "mast_propose", "lgrf1_propose", "lgrf2_propose",
+__all__ = ["gibbs_draw", "weighted_draw", "egreedy_draw", "mast_q", "mast_init", "mast_propose", "mast_accept", "lgrf1_propose", "lgrf2_propose",
            "mast_choose", "mast_update", "nst_choose", "nst_update", "lgrf1_choose",
            "lgrf2_choose", "lgrf_update", "ppa_choose", "ppa_update", "nst_offsets"]
 
@@ -109,7 +112,7 @@ def egreedy_draw(values, n, epsilon, rng):
 
 # ---- MAST: params tau, epsilon, q0.  stats: (N, W, E = exp(Q / tau)) at 3 (p c + m); T_p = sum_m E at 6c + p;
 # the alias table of E_p (Walker 1977, Vose 1991) for the fast path: probability at 6c + 2 + p c + i, alias at
-# 8c + 2 + p c + i.  scratch: buf[:c] values, buf[c:2c] the ply stamp of the codes refused (epsilon-greedy)
+# 8c + 2 + p c + i; max_m E(p, m) at 10c + 2 + p (the candidate path's bound).  scratch: buf[:c] values, buf[c:2c] the ply stamp of the codes refused (epsilon-greedy)
 
 
 @nb.njit(cache=True)
@@ -166,6 +169,10 @@ def _refresh(stats, codes):
             total += stats[3 * (p * codes + m) + 2]
         stats[6 * codes + p] = total
         _alias(stats, codes, p, small, large)
+        top = 0.0
+        for m in range(codes):
+            top = max(top, stats[3 * (p * codes + m) + 2])
+        stats[10 * codes + 2 + p] = top
 
 
 @nb.njit(cache=True)
@@ -232,6 +239,18 @@ def mast_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
 
 
 @nb.njit(cache=True)
+def mast_accept(stats, params, codes, plies, k, mover, c, rng, buf, tries):
+    """The candidate path.  Gibbs: the game's candidate ``c`` (a legal move drawn uniformly) is
+    kept with probability E(mover, c) / max_m E(mover, m), E = exp(Q / tau): rejection sampling, so
+    the move played has probability exp(Q(c) / tau) / sum over the legal moves of exp(Q / tau),
+    choose's Gibbs draw (after MAX_TRIES refusals the loop enumerates: the same distribution).
+    Epsilon-greedy: -1 (the proposals: ``mast_propose``)."""
+    if params[1] > 0.0:
+        return -1
+    return 1 if uniform(rng) * stats[10 * codes + 2 + mover] < stats[3 * (mover * codes + c) + 2] else 0
+
+
+@nb.njit(cache=True)
 def mast_update(stats, params, codes, plies, start, k, who, value, buf):
     tau = params[0]
     for t in range(k):
@@ -250,7 +269,7 @@ _EPS = Param(0.0, low=0.0, high=1.0, doc="> 0: epsilon-greedy (Tak et al. 2012) 
 _Q0 = Param(1.0, low=0.0, high=1.0, doc="Q of a move without statistics [ours; 1 = optimistic]")
 
 playout_policy("mast", choose=mast_choose, update=mast_update, init=mast_init, propose=mast_propose,
-               size=lambda codes, params: 10 * codes + 2, scratch=lambda codes, params: 2 * codes,
+               accept=mast_accept, size=lambda codes, params: 10 * codes + 4, scratch=lambda codes, params: 2 * codes,
                tau=_TAU, epsilon=_EPS, q0=_Q0,
                doc="MAST (Finnsson & Bjornsson 2008): Gibbs sampling over each move's average result")
 

@@ -25,6 +25,8 @@ every playout and passed to both kernels of that playout)::
         the other player's is 1 - value)
     init(stats, params, codes)   optional: the starting statistics (e.g. -1 for "no reply")
     propose(stats, params, codes, plies, k, mover, rng, buf, tries) -> code    optional: the fast path
+    accept(stats, params, codes, plies, k, mover, c, rng, buf, tries) -> 1, 0 or -1
+                                                 optional: the candidate path (below)
 
 Move codes are 0 <= m < codes (a compiled game's ``move_codes``, which a compiled search needs;
 a game driven from Python numbers its moves in the tree, at most :data:`DEFAULT_PYTHON_CODES`
@@ -39,6 +41,17 @@ far at this ply) and plays it if the check accepts it; -1 plays one ply of the g
 rollout (the policy's "default move"); -2, or :data:`MAX_TRIES` refusals, falls back to ``legal``
 and ``choose``.  A policy whose ``propose`` draws from the same distribution as its ``choose``
 (conditioned on legality) plays the same policy either way (MAST's and LGRF's do).
+
+The candidate path, tried first: when the policy has ``accept`` and the game a candidate draw
+(``game.move_draw(state, rng)``: a uniformly random move among ``legal``'s points, the one its
+random rollout would play, not played; -1 when there is none; Go and NoGo have one), each ply draws
+a candidate ``c`` and asks ``accept`` (``tries`` = the candidates refused so far at this ply): 1
+plays it (if the move check accepts it), 0 draws another, -1 leaves the candidate path for this ply
+(then ``propose``, or ``legal`` and ``choose``); :data:`MAX_TRIES` refusals, or no candidate,
+enumerate.  Accepting ``c`` with probability w(c) / max w is rejection sampling from the uniform
+candidate: the move played has probability w(m) / sum w over the legal moves, exactly, and every
+candidate is a legal point, where ``propose`` draws over all codes and is refused ever more often
+as the board fills (MAST's Gibbs draw takes this path).
 
 The one playout loop (:func:`play_playout`, compiled per game and policy; :func:`python_playout`
 for a game driven from Python) runs ``legal`` / ``choose`` / ``play`` until the game ends or the
@@ -100,15 +113,20 @@ class PlayoutPolicy:
     params: dict
     doc: str = ""
     propose: Callable | None = None
+    accept: Callable | None = None
 
-    def key_for(self, check=None) -> str:
+    def key_for(self, check=None, draw=None) -> str:
         """The compile-time key naming its kernels (treepolicies.mcts.calls) and, with a
-        ``propose`` kernel, the game's move check ``check`` (the fast path; module docstring)."""
-        fns = (self.choose, self.update) + tuple(f for f in (self.init, self.propose) if f is not None)
-        if self.propose is None:
+        ``propose`` or ``accept`` kernel, the game's move check ``check`` and, with ``accept``, its
+        candidate draw ``draw`` (the fast path and the candidate path; module docstring)."""
+        fns = (self.choose, self.update) + tuple(f for f in (self.init, self.propose, self.accept) if f is not None)
+        if self.accept is None or check is None:
+            draw = None
+        if self.propose is None and draw is None:
             check = None
-        key = f"playout:{self.name}:" + calls._text(fns) + ("" if check is None else "@" + calls._text((check,)))
-        calls.KERNELS[key] = (self, check)
+        key = (f"playout:{self.name}:" + calls._text(fns) + ("" if check is None else "@" + calls._text((check,)))
+               + ("" if draw is None else "~" + calls._text((draw,))))
+        calls.KERNELS[key] = (self, check, draw)
         return key
 
 
@@ -128,8 +146,8 @@ def _njit(fn, what: str, name: str):
     return nb.njit(cache=True)(fn)
 
 
-def playout_policy(name: str, *, choose, update, size, init=None, scratch=None, propose=None, doc: str = "",
-                   **params: Param) -> PlayoutPolicy:
+def playout_policy(name: str, *, choose, update, size, init=None, scratch=None, propose=None, accept=None,
+                   doc: str = "", **params: Param) -> PlayoutPolicy:
     """Register a playout policy under ``name`` (module docstring for the kernels).
 
     ``size(codes, params) -> int`` and ``scratch(codes, params) -> int`` are Python functions
@@ -153,7 +171,8 @@ def playout_policy(name: str, *, choose, update, size, init=None, scratch=None, 
     policy = PlayoutPolicy(name=name, choose=_njit(choose, "choose", name), update=_njit(update, "update", name),
                            size=size, init=_njit(init, "init", name),
                            scratch=scratch if scratch is not None else (lambda codes, p: codes),
-                           params=dict(params), doc=doc, propose=_njit(propose, "propose", name))
+                           params=dict(params), doc=doc, propose=_njit(propose, "propose", name),
+                           accept=_njit(accept, "accept", name))
     PLAYOUTS[name] = policy
     return policy
 
@@ -200,8 +219,8 @@ class BoundPlayout:
     keep: bool
     spec: str
 
-    def key_for(self, check=None) -> str:
-        return self.policy.key_for(check)
+    def key_for(self, check=None, draw=None) -> str:
+        return self.policy.key_for(check, draw)
 
     def block(self, codes: int, moves: int) -> np.ndarray:
         """The playout block of the options' array (module docstring): header, parameters, and the
@@ -315,30 +334,52 @@ def _fast_ply(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, b
 
 @overload(_fast_ply, prefer_literal=True, inline="always")
 def _fast_ply_impl(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, buf):
-    """The fast path of one ply (module docstring): True when it played the ply.  Taken when the
-    policy has a ``propose`` kernel, the game a move check and a rollout kernel; else False at once."""
-    pol, check = calls._named(pkey, "playout policy")
+    """The fast path of one ply (module docstring): True when it played the ply.  The candidate
+    path when the policy has ``accept`` and the game a move check and a candidate draw; then, or
+    else, the proposals when the policy has ``propose`` and the game a move check and a rollout
+    kernel; else False at once (the loop enumerates)."""
+    pol, check, draw = calls._named(pkey, "playout policy")
     r = rkey.literal_value if isinstance(rkey, types.StringLiteral) else ""
-    if pol.propose is None or check is None or r == "":
+    candidates = pol.accept is not None and check is not None and draw is not None
+    proposals = pol.propose is not None and check is not None and r != ""
+    if not candidates and not proposals:
         return lambda pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, buf: False
-    propose, g, tries_max = pol.propose, gkey.literal_value, MAX_TRIES
+    propose, accept, g, tries_max = pol.propose, pol.accept, gkey.literal_value, MAX_TRIES
 
     def fast(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, buf):
         room = plies.shape[0]
-        tries = 0
-        while tries < tries_max:
-            c = propose(stats, params, codes, plies, min(k, room), mover, rng, buf, tries)
-            if c == -1:  # the game's default: one ply of its rollout (which records it)
-                calls.rollout_play(r, s, rng, plies[k:], 1)  # (past the end: an empty slice, nothing recorded)
-                return True
-            if c < 0:  # -2: the loop enumerates the legal moves and asks choose
+        if candidates:  # (a compile-time constant: numba prunes the path a policy or game lacks)
+            tries = 0
+            while tries < tries_max:
+                c = draw(s, rng)
+                if c < 0:  # no candidate: the loop enumerates (a pass, in Go)
+                    return False
+                a = accept(stats, params, codes, plies, min(k, room), mover, c, rng, buf, tries)
+                if a < 0:  # the policy leaves the candidate path at this ply
+                    break
+                if a > 0 and check(s, c):
+                    if k < room:
+                        plies[k] = 2 * c + mover
+                    calls.play(g, s, c)
+                    return True
+                tries += 1
+            if tries >= tries_max:
                 return False
-            if check(s, c):
-                if k < room:
-                    plies[k] = 2 * c + mover
-                calls.play(g, s, c)
-                return True
-            tries += 1
+        if proposals:
+            tries = 0
+            while tries < tries_max:
+                c = propose(stats, params, codes, plies, min(k, room), mover, rng, buf, tries)
+                if c == -1:  # the game's default: one ply of its rollout (which records it)
+                    calls.rollout_play(r, s, rng, plies[k:], 1)  # (past the end: an empty slice, nothing recorded)
+                    return True
+                if c < 0:  # -2: the loop enumerates the legal moves and asks choose
+                    return False
+                if check(s, c):
+                    if k < room:
+                        plies[k] = 2 * c + mover
+                    calls.play(g, s, c)
+                    return True
+                tries += 1
         return False
     return fast
 
