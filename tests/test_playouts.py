@@ -477,6 +477,34 @@ def test_a_plugin_playout_policy_runs_on_every_compiled_game(name, kw):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", ["go", "nogo", "connect4"])
+def test_a_plugin_accept_kernel_takes_the_candidate_path(name):
+    # the plugin's `evens` (tests/plugin_playouts.py): accept keeps even codes and counts the
+    # candidates; where the game draws candidates (Go, NoGo: move_draw) the loop asks it about each
+    # ply's candidates, elsewhere (Connect Four) never and choose decides alone.  Either way an even
+    # code is played whenever one is legal, so every playout's first move (from a position of the
+    # tree, where even points are free) has an even code, where a uniform playout's would be odd
+    # about half the time
+    import bandits
+
+    bandits.load_plugin(PLUGIN)
+    game = make_game(name, size=5) if name != "connect4" else make_game(name)
+    c = game.move_codes
+    a = search(game, "ucb1:c=0.5", iterations=200, seed=4, early_stop=False, rollout="evens")
+    b = search(game, "ucb1:c=0.5", iterations=200, seed=4, early_stop=False, rollout="evens")
+    assert np.array_equal(a.tree.playout_stats, b.tree.playout_stats)
+    counts, playouts = _plugin_counts(a, game)
+    asked = a.tree.playout_stats[2 * c + 1]
+    first = a.tree.playout_stats[2 * c + 2:3 * c + 2]
+    assert playouts > 0 and first.sum() == playouts
+    if name == "connect4":
+        assert asked == 0
+    else:
+        assert asked >= playouts   # (at least one candidate a ply)
+    assert first[1::2].sum() == 0 and first[0::2].sum() == playouts
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("compiled_game", [False, True], ids=["nim", "tictactoe-from-python"])
 def test_a_plugin_playout_policy_runs_in_the_python_driver(compiled_game):
     import bandits
