@@ -56,7 +56,8 @@ from bandits.registry import Param
 from bandits.rng import randint, uniform
 from treepolicies.mcts.playouts import playout_policy
 
-__all__ = ["gibbs_draw", "weighted_draw", "egreedy_draw", "mast_q", "mast_init", "mast_propose", "mast_accept", "lgrf1_propose", "lgrf2_propose",
+__all__ = ["gibbs_draw", "weighted_draw", "egreedy_draw", "mast_q", "mast_init", "mast_propose", "mast_accept",
+           "lgrf1_propose", "lgrf2_propose",
            "mast_choose", "mast_update", "nst_choose", "nst_update", "lgrf1_choose",
            "lgrf2_choose", "lgrf_update", "ppa_choose", "ppa_update", "nst_offsets"]
 
@@ -112,7 +113,8 @@ def egreedy_draw(values, n, epsilon, rng):
 
 # ---- MAST: params tau, epsilon, q0.  stats: (N, W, E = exp(Q / tau)) at 3 (p c + m); T_p = sum_m E at 6c + p;
 # the alias table of E_p (Walker 1977, Vose 1991) for the fast path: probability at 6c + 2 + p c + i, alias at
-# 8c + 2 + p c + i; max_m E(p, m) at 10c + 2 + p (the candidate path's bound).  scratch: buf[:c] values, buf[c:2c] the ply stamp of the codes refused (epsilon-greedy)
+# 8c + 2 + p c + i; max_m E(p, m) at 10c + 2 + p (the candidate path's bound).  scratch: buf[:c] values,
+# buf[c:2c] the ply stamp of the codes refused (epsilon-greedy)
 
 
 @nb.njit(cache=True)
