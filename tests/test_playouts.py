@@ -276,6 +276,24 @@ def test_the_move_check_is_the_enumerated_legal_moves(name):
     assert checked >= 3
 
 
+def _mast_position(name, tau):
+    """A 5x5 position with six stones, MAST's statistics after 30 random simulations with random
+    results for Black, the legal points (the pass left out) and Black's exact Gibbs probabilities
+    exp(Q / tau) / sum over them: (game, codes, stats, params, buf, legal, want)."""
+    g = make_game(name, size=5)
+    for mv in (6, 7, 12, 13, 8, 18):
+        g.play(mv)
+    c = g.move_codes
+    stats, params = fresh(f"mast:tau={tau}", c)
+    buf = np.zeros(2 * c)
+    for _ in range(30):
+        seq = np.array([ply(int(m), i & 1) for i, m in enumerate(np.random.default_rng(_).permutation(c)[:10])])
+        pp.mast_update(stats, params, c, seq, 0, 10, 0, float(_ % 3) / 2, buf)
+    legal = [m for m in g.legal_moves() if m != g.size * g.size]
+    e = np.array([math.exp(pp.mast_q(stats, params, c, 0, m) / tau) for m in legal])
+    return g, c, stats, params, buf, legal, e / e.sum()
+
+
 def test_mast_fast_path_draws_gibbs_over_the_legal_moves_on_go():
     # the fast path (treepolicies.mcts.playouts._fast_ply): propose from all codes, refuse what
     # go_move_check refuses, up to MAX_TRIES, then the enumeration: the accepted move is distributed
@@ -284,19 +302,8 @@ def test_mast_fast_path_draws_gibbs_over_the_legal_moves_on_go():
     from treepolicies.games.go import go_move_check
     from treepolicies.mcts.playouts import MAX_TRIES
 
-    g = make_game("go", size=5)
-    for mv in (6, 7, 12, 13, 8, 18):
-        g.play(mv)
-    c = g.move_codes
-    stats, params = fresh("mast:tau=0.2", c)
-    buf = np.zeros(2 * c)
+    g, c, stats, params, buf, legal, want = _mast_position("go", 0.2)
     r = rng(11)
-    for _ in range(30):   # some statistics: random simulations with random results for Black
-        seq = np.array([ply(int(m), i & 1) for i, m in enumerate(np.random.default_rng(_).permutation(c)[:10])])
-        pp.mast_update(stats, params, c, seq, 0, 10, 0, float(_ % 3) / 2, buf)
-    legal = [m for m in g.legal_moves() if m != c - 1]
-    e = np.array([math.exp(pp.mast_q(stats, params, c, 0, m) / 0.2) for m in legal])
-    want = e / e.sum()
     counts = np.zeros(len(legal))
     moves = np.array(legal, np.int64)
     for _ in range(20000):
@@ -353,19 +360,8 @@ def test_mast_candidate_path_draws_gibbs_over_the_legal_moves(name):
     # position with stones, 20000 plies (tau = 0.1: both the acceptances and the enumeration occur)
     from treepolicies.mcts.playouts import MAX_TRIES
 
-    g = make_game(name, size=5)
-    for mv in (6, 7, 12, 13, 8, 18):
-        g.play(mv)
-    c = g.move_codes
-    stats, params = fresh("mast:tau=0.1", c)
-    buf = np.zeros(2 * c)
+    g, c, stats, params, buf, legal, want = _mast_position(name, 0.1)
     r = rng(12)
-    for _ in range(30):   # some statistics: random simulations with random results for Black
-        seq = np.array([ply(int(m), i & 1) for i, m in enumerate(np.random.default_rng(_).permutation(c)[:10])])
-        pp.mast_update(stats, params, c, seq, 0, 10, 0, float(_ % 3) / 2, buf)
-    legal = [m for m in g.legal_moves() if m != g.size * g.size]
-    e = np.array([math.exp(pp.mast_q(stats, params, c, 0, m) / 0.1) for m in legal])
-    want = e / e.sum()
     counts = np.zeros(len(legal))
     moves = np.array(legal, np.int64)
     state = g.state.copy()
