@@ -166,15 +166,14 @@ def _refresh(stats, codes):
     small = np.empty(codes, np.int64)
     large = np.empty(codes, np.int64)
     for p in range(2):
-        total = 0.0
+        total = top = 0.0
         for m in range(codes):
-            total += stats[3 * (p * codes + m) + 2]
+            e = stats[3 * (p * codes + m) + 2]
+            total += e
+            top = max(top, e)
         stats[6 * codes + p] = total
-        _alias(stats, codes, p, small, large)
-        top = 0.0
-        for m in range(codes):
-            top = max(top, stats[3 * (p * codes + m) + 2])
         stats[10 * codes + 2 + p] = top
+        _alias(stats, codes, p, small, large)
 
 
 @nb.njit(cache=True)
