@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sqlite3
 import sys
 
@@ -34,22 +33,6 @@ if ROOT not in sys.path:
 #: "every stone of ours dead": GNU Go's estimate within this many points of the whole board to the
 #: opponent (its estimate of such a 9x9 board is B+72.5 where the area count gives B+73.5)
 NEAR = 2.0
-SGF_MOVE = re.compile(r";([BW])\[([a-s]{0,2})\]")
-
-
-def sgf_moves(sgf: str) -> list[tuple[str, str]]:
-    """The main line's moves as (colour, GTP vertex or 'pass'), from a 9x9-style SGF ('' or 'tt' = pass)."""
-    out = []
-    size = int(re.search(r"SZ\[(\d+)\]", sgf).group(1)) if "SZ[" in sgf else 19
-    for colour, xy in SGF_MOVE.findall(sgf):
-        if xy in ("", "tt") and not (xy == "tt" and size > 19):
-            out.append((colour, "pass"))
-        else:
-            col = "ABCDEFGHJKLMNOPQRST"[ord(xy[0]) - 97]
-            out.append((colour, f"{col}{size - (ord(xy[1]) - 97)}"))
-    return out
-
-
 def estimate(level: int, size: int, komi: float, moves) -> float:
     """GNU Go's ``estimate_score`` after ``moves`` as Black's lead (W+x = -x)."""
     from treepolicies.interop.gtp_client import GtpClient, find_gnugo
@@ -69,9 +52,13 @@ def estimate(level: int, size: int, komi: float, moves) -> float:
 
 def trace(level, sgf: str, ours: str) -> dict:
     """The row of one lost game (module docstring); ``ours`` 'B' or 'W'."""
-    size = int(re.search(r"SZ\[(\d+)\]", sgf).group(1))
-    komi = float(re.search(r"KM\[([-\d.]+)\]", sgf).group(1))
-    moves = sgf_moves(sgf)
+    from treepolicies.interop.sgf import parse_sgf
+    from treepolicies.games import make_game
+
+    rec = parse_sgf(sgf)
+    size, komi = rec.size, rec.komi
+    board = make_game("go", size=size)
+    moves = [("BW"[p], "pass" if code is None else board.move_to_str(code)) for p, code in rec.moves]
     sign = 1 if ours == "B" else -1
     whole = size * size + komi if ours == "B" else size * size - komi  # (the whole board to the opponent)
 
@@ -91,7 +78,7 @@ def trace(level, sgf: str, ours: str) -> dict:
             else:
                 lo = mid
     before = [] if hi is None else [ours_est(p) for p in range(max(0, hi - 24), hi, 4)]
-    return {"plies": len(moves), "first_pass": first, "at_first_pass": at_pass, "all_dead_from": hi,
+    return {"result": rec.result, "plies": len(moves), "first_pass": first, "at_first_pass": at_pass, "all_dead_from": hi,
             "before": before}
 
 
@@ -116,8 +103,7 @@ def main(argv=None) -> int:
     rows = []
     for gi, a_first, sgf in lost:
         ours = "B" if a_first else "W"
-        result = re.search(r"RE\[([^\]]*)\]", sgf).group(1)
-        row = {"game": gi, "ours": ours, "result": result, **trace(args.level, sgf, ours)}
+        row = {"game": gi, "ours": ours, **trace(args.level, sgf, ours)}
         rows.append(row)
         print(f"game {gi:3d} ({ours}) {row['result']:7s} first pass at ply {row['first_pass']} of {row['plies']}, "
               f"estimate there {row['at_first_pass']:+.1f}; all dead from ply {row['all_dead_from']}; "
