@@ -39,7 +39,7 @@ def _mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _key(seed, a, b):
     return _mix64(np.uint64(seed) + _GOLDEN * (_mix64(np.uint64(a) + _GOLDEN) ^ _mix64(np.uint64(b) * _M2 + _M1)))
 
@@ -112,7 +112,7 @@ _ZIG_X, _ZIG_RATIO = _ziggurat_tables()
 _ZIG_R = 3.442619855899
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _normal_tail(s, negative):
     while True:
         x = math.log(1.0 - uniform(s)) / _ZIG_R
@@ -127,7 +127,7 @@ def _zig_layer(bits):
     return np.int64(bits & np.uint64(0x7F)), 2.0 * (float(bits >> np.uint64(11)) * _TWO_M53) - 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _zig_slow(bits, s):
     """The rare branches of one ziggurat attempt from ``bits``; (accepted, value), extra draws from s."""
     xs = _ZIG_X
@@ -157,7 +157,7 @@ def normal(s):
             return x
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def gamma(s, shape):
     """Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 via Gamma(shape+1) * U**(1/shape)."""
     if shape < 1.0:
@@ -176,7 +176,7 @@ def gamma(s, shape):
             return d * v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def beta(s, a, b):
     """Beta(a, b) as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b)."""
     x = gamma(s, a)
@@ -184,7 +184,7 @@ def beta(s, a, b):
     return x / (x + y)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def counter_key(seed, i, a):
     """The part of a counter-based draw's hash that depends on (seed, i, a) only.
 
@@ -228,13 +228,13 @@ def _keyed_normal_tail(h):
     return x if accepted else normal(s)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def counter_uniform(seed, i, a, j):
     """Uniform in (0, 1), a fixed function of the four non-negative integers (no state)."""
     return keyed_uniform(_key(seed, i, a), j)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def counter_normal(seed, i, a, j):
     """Standard normal, a fixed function of (seed, i, a, j): :func:`keyed_normal` of the hashed key."""
     return keyed_normal(_key(seed, i, a), j)

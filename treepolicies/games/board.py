@@ -113,27 +113,27 @@ def new_state(size: int, komi2: int = 0, cap: int = 0) -> np.ndarray:
     return state
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def forbid_base(state):
     """Index of the first slot of the root's superko list (``size * size`` slots)."""
     return HDR + 9 * state[H_NPTS]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def point_of(state, move):
     """Padded point of move code ``move`` (0 <= move < size * size)."""
     n = state[H_SIZE]
     return (move // n + 1) * state[H_STRIDE] + move % n + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def code_of(state, p):
     """Move code of padded point ``p``."""
     w = state[H_STRIDE]
     return (p // w - 1) * state[H_SIZE] + p % w - 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _nbr(p, w, k):
     if k == 0:
         return p - 1
@@ -144,7 +144,7 @@ def _nbr(p, w, k):
     return p + w
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def in_atari(state, g):
     """True iff chain ``g`` has exactly one distinct liberty (libc * libq == libs**2, libc > 0)."""
     npts = state[H_NPTS]
@@ -153,7 +153,7 @@ def in_atari(state, g):
     return lc > 0 and lc * state[HDR + 6 * npts + g] == ls * ls
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def atari_liberty(state, g):
     """The one liberty of chain ``g`` in atari: all its pseudo-liberties are that point, so it is
     their sum divided by their count."""
@@ -161,7 +161,7 @@ def atari_liberty(state, g):
     return state[HDR + 5 * npts + g] // state[HDR + 4 * npts + g]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def liberties_after(state, p, colour, captures):
     """Distinct liberties, counted up to 2, of the chain a stone of ``colour`` on the empty point
     ``p`` would belong to: p's empty neighbours and the liberties other than p of the own chains
@@ -210,7 +210,7 @@ def liberties_after(state, p, colour, captures):
     return 0 if a < 0 else 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _merge(state, a, b):
     """Merge chains a and b (distinct ids); the larger keeps its id, which is returned."""
     npts = state[H_NPTS]
@@ -234,7 +234,7 @@ def _merge(state, a, b):
     return a
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _remove_chain(state, g, capturer):
     """Take chain g off the board: its points become empty liberties of the capturer's chains."""
     npts = state[H_NPTS]
@@ -268,7 +268,7 @@ def _remove_chain(state, g, capturer):
     state[H_HASH] = h
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def place(state, p, colour):
     """Put a stone of ``colour`` on the empty padded point ``p``: merge, capture, update ko and hash.
 
@@ -343,7 +343,7 @@ def place(state, p, colour):
     return captured
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_legal_point(state, p, colour):
     """Go legality of a stone of ``colour`` on padded point ``p``: empty, not the ko point, not suicide.
 
@@ -369,7 +369,7 @@ def go_legal_point(state, p, colour):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_legal_point(state, p, colour):
     """NoGo legality: p empty, no enemy neighbour chain in atari (no capture), and not suicide."""
     if state[HDR + p] != EMPTY:
@@ -392,7 +392,7 @@ def nogo_legal_point(state, p, colour):
     return breathes
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def own_eye(state, p, colour):
     """True iff empty p is a single-point eye of ``colour`` (the usual light-playout test).
 
@@ -424,7 +424,7 @@ def _diagonals_allow_eye(state, p, w, colour):
     return bad + edge < 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_playable(state, p, colour):
     """go_legal_point(p) and not own_eye(p), in one pass over the neighbours (the playout test).
 
@@ -467,7 +467,7 @@ NAKADE_MAX = 6
 _MET = 4
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def eye_space(state, p, pts, stop=0):
     """The empty region (4-connected empty points) holding the empty padded point ``p``: its points
     are written to ``pts[:n]`` (``pts``: int64, length :data:`NAKADE_MAX`); returns ``(n, colours)``
@@ -508,7 +508,7 @@ def eye_space(state, p, pts, stop=0):
     return n, colours
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def shape_point(state, pts, n):
     """Classify the shape of the points ``pts[:n]`` (one connected region) by how many of each
     point's four neighbours are in it: with ``c_k`` the number of points that have k, the killable
@@ -560,7 +560,7 @@ def shape_point(state, pts, n):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def keeps_nakade(state, p, colour, pts):
     """Whether ``colour``'s self-atari at the empty padded point ``p`` (:func:`liberties_after` is 1,
     so it captures nothing) is a nakade move: the chain it makes (p and the own chains next to it)
@@ -599,7 +599,7 @@ def keeps_nakade(state, p, colour, pts):
     return shape_point(state, pts, n) != -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def random_point(state, rng, colour, nogo, safe=False, pts=None):
     """A uniformly random point among the empty ones that are legal for ``colour`` (Go: not an own
     eye either), or -1 if there is none.  Rejection by swapping the refused point to the end of the
@@ -731,7 +731,7 @@ def chain_liberties(state, p):
     return count
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def search_key(state):
     """The key of a position for the search's transposition table: the Zobrist hash of the board
     mixed with the player to move, the ko point and the consecutive passes (what decides the legal

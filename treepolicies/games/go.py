@@ -41,17 +41,17 @@ __all__ = ["Go", "GO_KERNELS", "BoardGame", "COLUMNS", "check_komi"]
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_to_move(state):
     return state[H_TOMOVE]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_terminal(state):
     return state[H_PASSES] >= 2 or state[H_MOVES] >= state[H_CAP]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_legal(state, out):
     """Write the search's moves to out: legal non-own-eye points in code order, else pass.
 
@@ -84,7 +84,7 @@ def go_legal(state, out):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_play(state, move):
     """Apply a legal move code (``size * size`` = pass) in place."""
     n = state[H_SIZE]
@@ -99,7 +99,7 @@ def go_play(state, move):
     state[H_MOVES] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_is_legal(state, move):
     """Full rules except superko: pass always (while not terminal), a point if empty, not ko, not suicide."""
     n = state[H_SIZE]
@@ -110,7 +110,7 @@ def go_is_legal(state, move):
     return bd.go_legal_point(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_move_check(state, move):
     """True iff ``move`` is one of :func:`go_legal`'s moves here, without enumerating them: an empty
     point, legal and not an own eye (go_playable), not in the root's superko list; a pass never
@@ -130,7 +130,7 @@ def go_move_check(state, move):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_move_draw(state, rng):
     """A uniformly random move among :func:`go_legal`'s points (legal, not an own eye), not played;
     -1 when there is none (then a pass is the only move) or the game is over.  The draw of the
@@ -153,7 +153,7 @@ def go_result(state, player):
     return 1.0 if black_wins == (player == 0) else 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_heuristic_point(state, rng, colour, last):
     """The light playout policy's point for ``colour`` (-1: pass), ``last`` the padded point of the
     opponent's last move (-1 if none or a pass), in order:
@@ -187,7 +187,7 @@ def go_heuristic_point(state, rng, colour, last):
     return p
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_pattern_point(state, rng, colour, last, prev, pts=None, fill=0):
     """The pattern playout's point for ``colour`` (-1: pass): MoGo's order (Gelly, Wang, Munos &
     Teytaud 2006, algorithm 2; Wang & Gelly 2007).  ``last`` is the padded point of the opponent's
@@ -344,7 +344,7 @@ def go_pattern_point(state, rng, colour, last, prev, pts=None, fill=0):
 FILL_BOARD_TRIES = 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def fill_board_point(state, rng, tries):
     """Fill board (Chaslot et al. 2010): up to ``tries`` uniformly drawn empty points (with
     replacement); the first whose 8 neighbours are all empty points of the board, or -1.  Such a
@@ -384,7 +384,7 @@ def _play_ply(state, p, colour, pass_code, plies, k):
     state[H_MOVES] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _pattern_rollout(state, rng, plies, cap, pts, fill):
     """Moves of :func:`go_pattern_point` (with ``pts`` and ``fill``) until two passes, the move cap
     or ``cap`` plies; the plies ``2 * code + player`` written to ``plies`` as far as it has room;
@@ -408,7 +408,7 @@ def _pattern_rollout(state, rng, plies, cap, pts, fill):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_pattern_rollout(state, rng, plies, cap):
     """The pattern playout (``rollout=patterns``: MoGo 2006, :func:`go_pattern_point` each ply) as
     a treepolicies.games.Rollout (:func:`_pattern_rollout`)."""
@@ -457,13 +457,13 @@ def go_random_rollout(state, rng, plies, cap):
     return go_rollout(state, rng, plies, cap, False)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_heuristic_rollout(state, rng, plies, cap):
     """The light heuristic playout (:func:`go_heuristic_point`) as a treepolicies.games.Rollout."""
     return go_rollout(state, rng, plies, cap, True)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_playout(state, rng):
     """Uniformly random non-own-eye legal moves (pass when none) until two passes or the cap."""
     go_rollout(state, rng, state[:0], -1, False)  # (a 0-length view: records nothing, allocates nothing)
@@ -507,7 +507,7 @@ def _ataris_next_to(state, p, colour, w, ch):
     return capture, atari_own
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_heuristic_prior(state, moves, n, out):
     """Priors of moves[:n] (``prior=heuristic``), from the light playout's rules: weight 1, times 8
     for a capture, 4 for a move that takes an own chain in atari to two liberties or more, 0.1 for
@@ -550,7 +550,7 @@ _KW_EVEN, _KW_CAPTURE, _KW_ESCAPE, _KW_PATTERN, _KW_NEAR1, _KW_NEAR2, _KW_SELF_A
     KNOWLEDGE_WEIGHTS["near1"], KNOWLEDGE_WEIGHTS["near2"], KNOWLEDGE_WEIGHTS["self_atari"], KNOWLEDGE_WEIGHTS["pass"])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def go_knowledge_prior(state, moves, n, out):
     """Priors of moves[:n] (``prior=knowledge``) from the terms of Gelly & Silver's (2007) prior
     knowledge, as probabilities (this search's priors are PUCT's P and widening's order, not their

@@ -138,7 +138,7 @@ def pattern_code(state, p):
             | (state[b + 1] << 8) | (state[b + w - 1] << 10) | (state[b + w] << 12) | (state[b + w + 1] << 14))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def pattern_match(state, p, colour):
     """The pattern families (bits) that match at the empty padded point ``p`` for ``colour`` (1 Black,
     2 White) to play; 0: none."""

@@ -24,12 +24,12 @@ from treepolicies.games.go import BoardGame, GameKernels
 __all__ = ["NoGo", "NOGO_KERNELS"]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_to_move(state):
     return state[H_TOMOVE]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_terminal(state):
     """True iff the player to move has no legal move (scans the empty points, stops at the first)."""
     npts = state[H_NPTS]
@@ -41,7 +41,7 @@ def nogo_terminal(state):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_legal(state, out):
     """Write the legal move codes (code order) to out; 0 iff the player to move has lost."""
     n = state[H_SIZE]
@@ -57,7 +57,7 @@ def nogo_legal(state, out):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_is_legal(state, move):
     n = state[H_SIZE]
     if move < 0 or move >= n * n:
@@ -65,7 +65,7 @@ def nogo_is_legal(state, move):
     return bd.nogo_legal_point(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_move_check(state, move):
     """True iff ``move`` is one of :func:`nogo_legal`'s moves here, without enumerating them (the
     move check of playout policies' fast path: treepolicies.mcts.playouts)."""
@@ -76,7 +76,7 @@ def nogo_move_check(state, move):
     return state[HDR + p] == EMPTY and bd.nogo_legal_point(state, p, state[H_TOMOVE] + 1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_move_draw(state, rng):
     """A uniformly random move among :func:`nogo_legal`'s, not played; -1 when there is none (the
     player to move has lost).  The draw of the random rollout (board.random_point: it reorders the
@@ -86,7 +86,7 @@ def nogo_move_draw(state, rng):
     return -1 if p < 0 else bd.code_of(state, p)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_play(state, move):
     """Apply a legal move code in place (a legal NoGo move never captures)."""
     bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
@@ -94,7 +94,7 @@ def nogo_play(state, move):
     state[H_MOVES] += 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_result(state, player):
     """At a terminal state the player to move has lost: 0 for them, 1 for the other."""
     return 0.0 if player == state[H_TOMOVE] else 1.0
@@ -131,19 +131,19 @@ def nogo_random_rollout(state, rng, plies, cap):
     return nogo_rollout(state, rng, plies, cap, False)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_heuristic_rollout(state, rng, plies, cap):
     """The light heuristic playout (:func:`nogo_rollout`) as a treepolicies.games.Rollout."""
     return nogo_rollout(state, rng, plies, cap, True)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_playout(state, rng):
     """Uniformly random legal moves until the player to move has none (that player loses)."""
     nogo_rollout(state, rng, state[:0], -1, False)  # (a 0-length view: records nothing, allocates nothing)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_value(state, player):
     """The result at a terminal state; an unfinished position (a capped rollout) counts as 0.5
     (NoGo has no score to count)."""
@@ -152,7 +152,7 @@ def nogo_value(state, player):
     return 0.5
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nogo_heuristic_prior(state, moves, n, out):
     """Priors of moves[:n] (``prior=heuristic``): 1, or 0.1 for a move that leaves the new stone's
     chain with a single liberty (the light playout's rule); normalised."""

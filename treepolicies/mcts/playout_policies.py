@@ -62,7 +62,7 @@ __all__ = ["gibbs_draw", "weighted_draw", "egreedy_draw", "mast_q", "mast_init",
            "lgrf2_choose", "lgrf_update", "ppa_choose", "ppa_update", "nst_offsets"]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def gibbs_draw(values, n, tau, rng):
     """An index j in 0..n-1 with probability exp(values[j] / tau) / sum exp(values[b] / tau)
     (values[:n] are overwritten with the unnormalised weights); one uniform draw."""
@@ -78,7 +78,7 @@ def gibbs_draw(values, n, tau, rng):
     return weighted_draw(values, n, total, rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def weighted_draw(weights, n, total, rng):
     """An index j in 0..n-1 with probability weights[j] / total (total = sum weights[:n] > 0); one
     uniform draw, inverted by the cumulative sum."""
@@ -91,7 +91,7 @@ def weighted_draw(weights, n, total, rng):
     return n - 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def egreedy_draw(values, n, epsilon, rng):
     """With probability epsilon a uniformly random index, else the argmax of values[:n] (ties: the
     i-th of T tied ones with probability 1/T, by reservoir sampling)."""
@@ -117,14 +117,14 @@ def egreedy_draw(values, n, epsilon, rng):
 # buf[c:2c] the ply stamp of the codes refused (epsilon-greedy)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def mast_q(stats, params, codes, p, m):
     """Q(p, m): the average result of move m by p, ``q0`` without statistics."""
     i = 3 * (p * codes + m)
     return stats[i + 1] / stats[i] if stats[i] > 0.0 else params[2]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _alias(stats, codes, p, small, large):
     """Player p's alias table of the weights E(p, .) (Vose's method): a code i drawn uniformly is
     kept with probability prob[i], else replaced by alias[i]; then P(m) = E(p, m) / T_p exactly."""
@@ -184,7 +184,7 @@ def mast_init(stats, params, codes):
     _refresh(stats, codes)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def mast_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     eps = params[1]
     base = mover * codes
@@ -200,7 +200,7 @@ def mast_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     return weighted_draw(buf, n, total, rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def mast_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
     """The fast path.  Gibbs: a code drawn from exp(Q(mover, .) / tau) over every code (the alias
     table: one uniform); the loop refuses an illegal one and asks again, so the first accepted code
@@ -239,7 +239,7 @@ def mast_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
     return pick
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def mast_accept(stats, params, codes, plies, k, mover, c, rng, buf, tries):
     """The candidate path.  Gibbs: the game's candidate ``c`` (a legal move drawn uniformly) is
     kept with probability E(mover, c) / max_m E(mover, m), E = exp(Q / tau): rejection sampling, so
@@ -278,13 +278,13 @@ playout_policy("mast", choose=mast_choose, update=mast_update, init=mast_init, p
 # ---- NST: params n, tau, epsilon, min_visits, q0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nst_offsets(codes):
     """Where the 1-, 2- and 3-gram tables start: 0, 4c, 4c + 4c^2."""
     return 0, 4 * codes, 4 * codes + 4 * codes * codes
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _nst_index(codes, order, p, a2, a1, m):
     o1, o2, o3 = nst_offsets(codes)
     if order == 1:
@@ -294,7 +294,7 @@ def _nst_index(codes, order, p, a2, a1, m):
     return o3 + 2 * (((p * codes + a2) * codes + a1) * codes + m)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nst_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     order, tau, eps, minv, q0 = int(params[0]), params[1], params[2], max(1.0, params[3]), params[4]
     a1 = plies[k - 1] >> 1 if k >= 1 else -1
@@ -324,7 +324,7 @@ def nst_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     return gibbs_draw(buf, n, tau, rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def nst_update(stats, params, codes, plies, start, k, who, value, buf):
     order = int(params[0])
     for t in range(k):
@@ -360,12 +360,12 @@ playout_policy("nst", choose=nst_choose, update=nst_update, size=_nst_size,
 # ---- LGRF-1 / LGRF-2: R1 at p c + a, R2 at 2c + (p c + a') c + a; -1 = none
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _lgrf_init(stats, params, codes):
     stats[:] = -1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _find(moves, n, m):
     for j in range(n):
         if moves[j] == m:
@@ -373,7 +373,7 @@ def _find(moves, n, m):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _reply1(stats, codes, plies, k, mover, moves, n):
     if k >= 1:
         a = plies[k - 1] >> 1
@@ -384,13 +384,13 @@ def _reply1(stats, codes, plies, k, mover, moves, n):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def lgrf1_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     j = _reply1(stats, codes, plies, k, mover, moves, n)
     return j if j >= 0 else randint(rng, n)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def lgrf2_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     if k >= 2:
         a2, a1 = plies[k - 2] >> 1, plies[k - 1] >> 1
@@ -404,7 +404,7 @@ def lgrf2_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     return j if j >= 0 else randint(rng, n)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _r1(stats, codes, plies, k, mover):
     if k >= 1:
         a = plies[k - 1] >> 1
@@ -413,13 +413,13 @@ def _r1(stats, codes, plies, k, mover):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def lgrf1_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
     """The fast path: the reply to the last move, then (-1) the game's uniformly random move."""
     return _r1(stats, codes, plies, k, mover) if tries == 0 else -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def lgrf2_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
     """The fast path: the reply to the last two moves, then the reply to the last one, then (-1)
     the game's uniformly random move."""
@@ -436,7 +436,7 @@ def lgrf2_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _store(stats, i, m, won):
     if won:
         stats[i] = m
@@ -444,7 +444,7 @@ def _store(stats, i, m, won):
         stats[i] = -1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def lgrf_update(stats, params, codes, plies, start, k, who, value, buf):
     """LGRF-1's table (and LGRF-2's second one when ``stats`` holds it: 2c + 2c^2 entries)."""
     if value == 0.5:
@@ -476,7 +476,7 @@ playout_policy("lgrf2", choose=lgrf2_choose, update=lgrf_update, init=_lgrf_init
 # ---- PPA: params alpha; stats w at p c + m; scratch: buf[:c] this step's weights, buf[c + p c + b] sum_t pi_t(b)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def ppa_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     base = mover * codes
     mx = stats[base + moves[0]]
@@ -495,7 +495,7 @@ def ppa_choose(stats, params, codes, plies, k, mover, moves, n, rng, buf):
     return weighted_draw(buf, n, total, rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def ppa_update(stats, params, codes, plies, start, k, who, value, buf):
     if value == 0.5:
         return
