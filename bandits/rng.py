@@ -234,7 +234,7 @@ def counter_uniform(seed, i, a, j):
     return keyed_uniform(_key(seed, i, a), j)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True)  # (keeps numba's runtime: its rare tail draw seeds a stream, an allocation)
 def counter_normal(seed, i, a, j):
     """Standard normal, a fixed function of (seed, i, a, j): :func:`keyed_normal` of the hashed key."""
     return keyed_normal(_key(seed, i, a), j)
