@@ -6,8 +6,9 @@ that its pruning pass often cannot remove (a loop with an early return is enough
 times a ply (the move check, the point draw, the stone placement), those calls took about 60 %
 of a random 9x9 Go playout's time (``perf`` on the compiled loop of benchmarks/playout_speed.py:
 the atomic adds of ``NRT_incref`` and ``NRT_decref``).  So the kernels that allocate nothing are
-compiled with ``_nrt=False`` (docs/architecture.md, the third rule that keeps the loop fast).  These tests compile a
-fresh copy of each kernel with its own options and read the LLVM IR numba makes of it.
+compiled with ``_nrt=False`` (docs/architecture.md, the third rule that keeps the loop fast).
+These tests compile a fresh copy of each kernel with its own options and read the LLVM IR numba
+makes of it.
 """
 from __future__ import annotations
 
