@@ -57,7 +57,10 @@ def _own_ir(fn, args, **options) -> str:
     return "\n".join(own)
 
 
-@pytest.mark.parametrize("case", range(len(_cases())), ids=lambda i: _cases()[i][0].py_func.__name__)
+_NAMES = [fn.py_func.__name__ for fn, _ in _cases()]  # (the cases built once for the test ids)
+
+
+@pytest.mark.parametrize("case", range(len(_NAMES)), ids=_NAMES)
 def test_a_hot_kernel_counts_no_references(case):
     fn, args = _cases()[case]
     assert fn.targetoptions.get("_nrt") is False
