@@ -88,6 +88,10 @@ def test_mast_alias_tables_give_the_gibbs_probabilities():
     buf = np.zeros(2 * c)
     pp.mast_update(stats, params, c, plies((2, 0), (3, 1), (4, 0), (0, 1)), 0, 4, 0, 0.0, buf)
     pp.mast_update(stats, params, c, plies((2, 0), (1, 1)), 0, 2, 1, 0.25, buf)
+    # the update only marks the tables stale (slot 10c + 4); the fast path's first draw rebuilds them
+    assert stats[10 * c + 4] == 1.0
+    pp.mast_propose(stats, params, c, plies(), 0, 0, rng(99), buf, 0)
+    assert stats[10 * c + 4] == 0.0
     for p in range(2):
         e = np.array([math.exp(pp.mast_q(stats, params, c, p, m) / 0.5) for m in range(c)])
         prob = stats[6 * c + 2 + p * c: 6 * c + 2 + (p + 1) * c]

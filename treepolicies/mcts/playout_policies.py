@@ -14,9 +14,9 @@ keys them per role, which is the same thing in a two-player game].
   exp(Q(p, m) / tau) / sum_b exp(Q(p, b) / tau) (Gibbs sampling, temperature ``tau``), or, with
   ``epsilon > 0``, epsilon-greedy: a uniformly random legal move with probability epsilon, else the
   best Q (ties at random) (Tak, Winands & Bjornsson 2012).  Statistics: (N, W, exp(Q / tau)) per
-  (p, m) and each player's sum of the exponentials (kept by the update, so a draw costs no exp):
-  and their alias tables (Walker 1977; Vose 1991) and maxima, rebuilt by the update: 10c + 4
-  floats.  With a game's move check and candidate draw (``game.move_check``, ``game.move_draw``)
+  (p, m), each player's sum and maximum of the exponentials (kept by the update, so a draw costs no
+  exp), and their alias tables (Walker 1977; Vose 1991), rebuilt by the fast path only, when the
+  update has marked them stale (the candidate path never reads them): 10c + 5 floats.  With a game's move check and candidate draw (``game.move_check``, ``game.move_draw``)
   a ply keeps the game's uniformly drawn legal candidate m with probability E(p, m) / max E(p, .)
   (:func:`mast_accept`: rejection sampling, the same distribution); with a move check and rollout
   only, it draws a code from all codes in O(1) and refuses the illegal ones (:func:`mast_propose`;
@@ -113,8 +113,9 @@ def egreedy_draw(values, n, epsilon, rng):
 
 # ---- MAST: params tau, epsilon, q0.  stats: (N, W, E = exp(Q / tau)) at 3 (p c + m); T_p = sum_m E at 6c + p;
 # the alias table of E_p (Walker 1977, Vose 1991) for the fast path: probability at 6c + 2 + p c + i, alias at
-# 8c + 2 + p c + i; max_m E(p, m) at 10c + 2 + p (the candidate path's bound).  scratch: buf[:c] values,
-# buf[c:2c] the ply stamp of the codes refused (epsilon-greedy)
+# 8c + 2 + p c + i; max_m E(p, m) at 10c + 2 + p (the candidate path's bound); 1 at 10c + 4 when the alias
+# tables are stale (the update changed E; mast_propose rebuilds them).  scratch: buf[:c] values, buf[c:2c] the
+# ply stamp of the codes refused (epsilon-greedy); the fast path's rebuild uses buf[:2c] as its work lists
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -144,7 +145,7 @@ def _alias(stats, codes, p, small, large):
     while ns > 0 and nl > 0:
         ns -= 1
         nl -= 1
-        s, g = small[ns], large[nl]
+        s, g = int(small[ns]), int(large[nl])
         stats[alias + s] = g
         stats[prob + g] -= 1.0 - stats[prob + s]
         if stats[prob + g] < 1.0:
@@ -155,16 +156,15 @@ def _alias(stats, codes, p, small, large):
             nl += 1
     while nl > 0:
         nl -= 1
-        stats[prob + large[nl]] = 1.0
+        stats[prob + int(large[nl])] = 1.0
     while ns > 0:  # (rounding)
         ns -= 1
-        stats[prob + small[ns]] = 1.0
+        stats[prob + int(small[ns])] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _refresh(stats, codes):
-    small = np.empty(codes, np.int64)
-    large = np.empty(codes, np.int64)
+    """Each player's T_p = sum_m E(p, m) and max_m E(p, m); marks the alias tables stale."""
     for p in range(2):
         total = top = 0.0
         for m in range(codes):
@@ -173,10 +173,10 @@ def _refresh(stats, codes):
             top = max(top, e)
         stats[6 * codes + p] = total
         stats[10 * codes + 2 + p] = top
-        _alias(stats, codes, p, small, large)
+    stats[10 * codes + 4] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def mast_init(stats, params, codes):
     e = math.exp(params[2] / params[0])
     for i in range(2 * codes):
@@ -210,6 +210,10 @@ def mast_propose(stats, params, codes, plies, k, mover, rng, buf, tries):
     random; -2 when every code is refused: the loop enumerates)."""
     eps = params[1]
     if eps <= 0.0:
+        if stats[10 * codes + 4] != 0.0:  # (E changed since the last rebuild: buf[:2c] as the work lists)
+            for p in range(2):
+                _alias(stats, codes, p, buf[:codes], buf[codes:2 * codes])
+            stats[10 * codes + 4] = 0.0
         x = uniform(rng) * codes
         i = min(int(x), codes - 1)
         if x - i < stats[6 * codes + 2 + mover * codes + i]:
@@ -251,7 +255,7 @@ def mast_accept(stats, params, codes, plies, k, mover, c, rng, buf, tries):
     return 1 if uniform(rng) * stats[10 * codes + 2 + mover] < stats[3 * (mover * codes + c) + 2] else 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def mast_update(stats, params, codes, plies, start, k, who, value, buf):
     tau = params[0]
     for t in range(k):
@@ -270,7 +274,7 @@ _EPS = Param(0.0, low=0.0, high=1.0, doc="> 0: epsilon-greedy (Tak et al. 2012) 
 _Q0 = Param(1.0, low=0.0, high=1.0, doc="Q of a move without statistics [ours; 1 = optimistic]")
 
 playout_policy("mast", choose=mast_choose, update=mast_update, init=mast_init, propose=mast_propose,
-               accept=mast_accept, size=lambda codes, params: 10 * codes + 4, scratch=lambda codes, params: 2 * codes,
+               accept=mast_accept, size=lambda codes, params: 10 * codes + 5, scratch=lambda codes, params: 2 * codes,
                tau=_TAU, epsilon=_EPS, q0=_Q0,
                doc="MAST (Finnsson & Bjornsson 2008): Gibbs sampling over each move's average result")
 
