@@ -1,4 +1,7 @@
 """Tic-tac-toe and Connect Four: rules, tactics in given positions, strength against random, solver."""
+import math
+
+import numpy as np
 import pytest
 
 from treepolicies import ConnectFour, RandomPlayer, TicTacToe, UCT, alphabeta, match, search
@@ -83,6 +86,63 @@ def test_alphabeta_finds_the_win_and_the_block_and_solves_tictactoe():
     with pytest.raises(ValueError, match="compiled game"):
         from treepolicies import Nim
         alphabeta(Nim(5), depth=3)
+
+
+def _negamax_reference(game, depth):
+    """Knuth & Moore's negamax with alpha-beta, written recursively in Python over the game's public
+    methods (copy, legal_moves, play, terminal, reward, to_move): (move, score, nodes entered below
+    the root).  Independent of the compiled search, which runs the same recursion on an explicit stack."""
+    nodes = 0
+
+    def value(g, ply, d, alpha, beta):
+        nonlocal nodes
+        nodes += 1
+        if g.terminal():  # (2 r - 1)(W - ply), r for the player to move there
+            return (2.0 * g.reward(g.to_move) - 1.0) * (1000.0 - ply)
+        if d == 0:
+            return 0.0
+        best = -math.inf
+        for m in g.legal_moves():
+            child = g.copy()
+            child.play(m)
+            v = -value(child, ply + 1, d - 1, -beta, -alpha)
+            best, alpha = max(best, v), max(alpha, v)
+            if alpha >= beta:
+                break
+        return best
+
+    best, best_move, alpha = -math.inf, None, -math.inf
+    for m in game.legal_moves():
+        child = game.copy()
+        child.play(m)
+        v = -value(child, 1, depth - 1, -math.inf, -alpha)
+        if v > best:
+            best, best_move = v, m
+        alpha = max(alpha, v)
+    return best_move, best + 0.0, nodes
+
+
+def test_alphabeta_matches_a_recursive_negamax_move_score_and_nodes():
+    # random Connect Four and tic-tac-toe positions (some with a forced win or loss in reach),
+    # depths 1-4 (tic-tac-toe to the end): the compiled search must return the reference's best
+    # move, score and node count exactly -- the same tree, pruned at the same moves
+    rng = np.random.default_rng(7)
+    cases = 0
+    for make, depths in ((ConnectFour, (1, 2, 3, 4)), (TicTacToe, (1, 3, 9))):
+        for _ in range(6):
+            g = make()
+            for _ in range(int(rng.integers(0, 12 if make is ConnectFour else 5))):
+                if g.terminal():
+                    break
+                g.play(int(rng.choice(g.legal_moves())))
+            if g.terminal():
+                continue
+            for d in depths:
+                move, score, depth, nodes = alphabeta(g, depth=d)
+                assert (move, score, nodes) == _negamax_reference(g, d), (g.name, d)
+                assert depth == d
+                cases += 1
+    assert cases >= 30
 
 
 def test_tictactoe_uct_against_uct_always_draws():

@@ -205,7 +205,7 @@ _SCRIPT = textwrap.dedent("""
     from bandits.compiling import cache_report
     from testbeds.runner import run_testbed
     from testbeds.testbed import GaussianTestbed
-    from treepolicies import search
+    from treepolicies import alphabeta, search
     from treepolicies.games import GAMES, make_game
     bandits.load_plugin(sys.argv[1])
     run_testbed(["ucb1", "miucb:episodic=true", "t_ucb1tuned", "t_etc"], GaussianTestbed(n_tasks=2, n_arms=4, seed=0),
@@ -215,6 +215,8 @@ _SCRIPT = textwrap.dedent("""
     for name in sorted(GAMES):
         for spec in ("ucb1", "t_ucb1tuned"):
             search(make_game(name), spec, iterations=30, seed=0)
+    for name in ("tictactoe", "connect4"):
+        alphabeta(make_game(name), depth=2)
     print(json.dumps(cache_report()))
 """)
 
@@ -236,6 +238,7 @@ def test_a_second_process_finds_every_kernel_in_the_disk_cache():
     assert "runner._make_chunk_runner.<locals>.run_chunk" in loaded  # the testbed loops, fused
     assert "runner._run_chunk_shared" in loaded  # and shared
     assert "index.make_select.<locals>.select" in loaded  # index policies' kernels, plugins included
+    assert "alphabeta._make.<locals>.search" in loaded  # alpha-beta's search, one a game
 
 
 def test_a_seconds_budget_starts_after_compilation(tmp_path):
