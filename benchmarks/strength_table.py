@@ -2,6 +2,7 @@
 
     python benchmarks/strength_table.py run --work DIR [--only GAME-PLAYOUTS-LABEL ...]
     python benchmarks/strength_table.py table --work DIR --out docs/enhancements
+    python benchmarks/strength_table.py keep --work DIR
 
 ``run`` plays every cell of :data:`CELLS` with ``banditree match`` (``ucb1:c=0.5`` plus the
 cell's options against ``ucb1:c=0.5``, colours alternating, ``--seed 10``), one cell after the
@@ -12,6 +13,13 @@ equal time (:data:`STRONG_GNUGO_TIMED`, 1 s a move on 2 threads, ``DIR/go-1s-2t-
 the summaries and writes ``strength.csv`` and ``strength.md`` (score = wins + draws / 2 of the
 enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such; a cell whose
 summary is not in DIR keeps its row of the existing ``strength.csv``.
+
+An equal-time cell takes two to three hours with the machine to itself, longer than some sessions
+have, so its games are kept in the repository: ``python benchmarks/strength_table.py keep --work DIR``
+copies the equal-time cells' databases of DIR (finished or not) to :data:`KEPT`
+(``docs/enhancements/games/<cell>.sqlite``: each game's result, seconds and SGF record), and ``run``
+starts an equal-time cell whose database is not in DIR from the kept copy, so the same command plays
+only the games still missing.
 Nothing is tuned: the options are the documented defaults, the table is what comes out.
 """
 from __future__ import annotations
@@ -63,6 +71,8 @@ STRONG_GNUGO = [(10000, 10, 100), (10000, 1, 100), (3000, 10, 100), (3000, 1, 10
 #: the strong player against GNU Go at equal time: (seconds a move, threads, level, games); the cell's
 #: "playouts" column reads e.g. "1s-2t" (``banditree match --seconds 1 --threads 2``)
 STRONG_GNUGO_TIMED = [(1, 2, 10, 100), (1, 2, 1, 100)]
+#: where ``keep`` puts the equal-time cells' databases (``run`` resumes from them)
+KEPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "enhancements", "games")
 LINE = re.compile(r"A: (\d+) wins, (\d+) draws, (\d+) losses in (\d+) games")
 WILSON = re.compile(r"Wilson 95% interval \[([\d.]+), ([\d.]+)\]")
 ELO = re.compile(r"Elo ([+-]?\d+|[+-]?inf) \[([+-]?\d+|[+-]?inf), ([+-]?\d+|[+-]?inf)\]")
@@ -129,9 +139,13 @@ def run(args) -> int:
         out = os.path.join(args.work, cell + ".txt")
         if (args.only and cell not in args.only) or os.path.exists(out):
             continue
+        db = out[:-4] + ".sqlite"
+        kept = os.path.join(KEPT, cell + ".sqlite")
+        if not os.path.exists(db) and os.path.exists(kept):
+            _copy_db(kept, db)
+            print(f"{cell}: resumed from {kept}", flush=True)
         print(f"go {seconds} s a move on {threads} threads, strong against gnugo:level={level}: {games} games", flush=True)
-        rc = _play(command("go", None, games, "strong", out[:-4] + ".sqlite", f"gnugo:level={level}", seconds, threads),
-                   out)
+        rc = _play(command("go", None, games, "strong", db, f"gnugo:level={level}", seconds, threads), out)
         if rc:
             return rc
     label = best_go(args.work)
@@ -142,6 +156,35 @@ def run(args) -> int:
             rc = _play(command("go", 10000, games, VARIANTS[label], out[:-4] + ".sqlite", f"gnugo:level={level}"), out)
             if rc:
                 return rc
+    return 0
+
+
+def _copy_db(src, dst) -> None:
+    """A consistent copy of the SQLite database ``src`` (its write-ahead log included: SQLite's
+    backup, safe while a match writes to it) written to ``dst`` atomically, as one file (rollback
+    journal mode: no ``-wal`` beside it)."""
+    import contextlib
+    import sqlite3
+
+    tmp = dst + ".part"
+    if os.path.exists(tmp):
+        os.remove(tmp)
+    with contextlib.closing(sqlite3.connect(f"file:{src}?mode=ro", uri=True)) as a, \
+            contextlib.closing(sqlite3.connect(tmp)) as b:
+        a.backup(b)
+        b.execute("pragma journal_mode=delete")
+    os.replace(tmp, dst)
+
+
+def keep(args) -> int:
+    """Copy the equal-time cells' databases of ``--work`` to :data:`KEPT` (module docstring)."""
+    os.makedirs(args.to, exist_ok=True)
+    for seconds, threads, level, games in STRONG_GNUGO_TIMED:
+        cell = f"go-{timed(seconds, threads)}-strong-gnugo{level}"
+        db = os.path.join(args.work, cell + ".sqlite")
+        if os.path.exists(db):
+            _copy_db(db, os.path.join(args.to, cell + ".sqlite"))
+            print(f"{cell}: kept in {args.to}")
     return 0
 
 
@@ -256,8 +299,11 @@ def main(argv=None) -> int:
     t = sub.add_parser("table", help="write strength.csv and strength.md")
     t.add_argument("--work", required=True)
     t.add_argument("--out", default=os.path.join("docs", "enhancements"))
+    k = sub.add_parser("keep", help="copy the equal-time cells' databases to docs/enhancements/games")
+    k.add_argument("--work", required=True)
+    k.add_argument("--to", default=KEPT, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    return run(args) if args.what == "run" else table(args)
+    return {"run": run, "table": table, "keep": keep}[args.what](args)
 
 
 if __name__ == "__main__":
