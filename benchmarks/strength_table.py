@@ -13,14 +13,14 @@ equal time (:data:`STRONG_GNUGO_TIMED`, 1 s a move on 2 threads, ``DIR/go-1s-2t-
 the summaries and writes ``strength.csv`` and ``strength.md`` (score = wins + draws / 2 of the
 enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such; a cell whose
 summary is not in DIR keeps its row of the existing ``strength.csv``.
-
-An equal-time cell takes two to three hours with the machine to itself, longer than some sessions
-have, so its games are kept in the repository: ``python benchmarks/strength_table.py keep --work DIR``
-copies the equal-time cells' databases of DIR (finished or not) to :data:`KEPT`
-(``docs/enhancements/games/<cell>.sqlite``: each game's result, seconds and SGF record), and ``run``
-starts an equal-time cell whose database is not in DIR from the kept copy, so the same command plays
-only the games still missing.
 Nothing is tuned: the options are the documented defaults, the table is what comes out.
+
+An equal-time cell takes about two hours with the machine to itself (6812 s against level 10),
+longer than some sessions have, so its games are kept in the repository:
+``python benchmarks/strength_table.py keep --work DIR`` copies the equal-time cells' databases of
+DIR (finished or not) to :data:`KEPT` (``docs/enhancements/games/<cell>.sqlite``: each game's
+result, seconds and SGF record), and ``run`` starts an equal-time cell whose database is not in DIR
+from the kept copy, so the same command plays only the games still missing.
 """
 from __future__ import annotations
 
