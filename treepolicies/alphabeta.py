@@ -104,11 +104,15 @@ def _make(gkey: str):
     return track(search)
 
 
-def _compiled(game):
-    """The game's search (made once per process, compiled once per machine)."""
+def _compiled(game, max_moves):
+    """The game's search (made once per process, compiled or loaded from the disk cache on its first
+    call here, outside any clock)."""
     search = _SEARCHES.get(game.kernels)
     if search is None:
-        search = _SEARCHES[game.kernels] = _make(calls.game_key(game.kernels))
+        search = _make(calls.game_key(game.kernels))
+        with notice(f"the alpha-beta search for {game.name}"):
+            search(game.state, 1, max_moves, np.zeros(2, np.int64))
+        _SEARCHES[game.kernels] = search
     return search
 
 
@@ -129,10 +133,8 @@ def alphabeta(game, depth=None, seconds=None):
         raise ValueError(f"seconds must be a number > 0, got {seconds!r}")
     if game.terminal():
         raise ValueError("the game is over: there is no move to search")
-    search = _compiled(game)
     m = max(1, int(game.max_moves))
-    with notice(f"the alpha-beta search for {game.name}"):  # (first use: outside the clock)
-        search(game.state, 1, m, np.zeros(2, np.int64))
+    search = _compiled(game, m)
     if depth is not None:
         counters = np.zeros(2, np.int64)
         move, score = search(game.state, int(depth), m, counters)
