@@ -93,6 +93,11 @@ def timed(seconds, threads):
     return f"{seconds}s-{threads}t"
 
 
+def timed_cell(seconds, threads, level):
+    """The name of an equal-time cell: ``go-1s-2t-strong-gnugo10``."""
+    return f"go-{timed(seconds, threads)}-strong-gnugo{level}"
+
+
 def best_go(work):
     """The label of the best Go cell at 1000 playouts played so far (highest score)."""
     best = None
@@ -135,7 +140,7 @@ def run(args) -> int:
         if rc:
             return rc
     for seconds, threads, level, games in STRONG_GNUGO_TIMED:
-        cell = f"go-{timed(seconds, threads)}-strong-gnugo{level}"
+        cell = timed_cell(seconds, threads, level)
         out = os.path.join(args.work, cell + ".txt")
         if (args.only and cell not in args.only) or os.path.exists(out):
             continue
@@ -180,7 +185,7 @@ def keep(args) -> int:
     """Copy the equal-time cells' databases of ``--work`` to :data:`KEPT` (module docstring)."""
     os.makedirs(args.to, exist_ok=True)
     for seconds, threads, level, games in STRONG_GNUGO_TIMED:
-        cell = f"go-{timed(seconds, threads)}-strong-gnugo{level}"
+        cell = timed_cell(seconds, threads, level)
         db = os.path.join(args.work, cell + ".sqlite")
         if os.path.exists(db):
             _copy_db(db, os.path.join(args.to, cell + ".sqlite"))
@@ -234,7 +239,7 @@ def table(args) -> int:
         cells += [(g, p, r["planned"], label, f"{g}-{p}-{label}-{opp}", opp) for (g, p, label, opp), r in before.items()
                   if opp.startswith("gnugo") and label != "strong"]
     cells += [("go", p, n, "strong", f"go-{p}-strong-gnugo{lvl}", f"gnugo:level={lvl}") for p, lvl, n in STRONG_GNUGO]
-    cells += [("go", timed(s, t), n, "strong", f"go-{timed(s, t)}-strong-gnugo{lvl}", f"gnugo:level={lvl}")
+    cells += [("go", timed(s, t), n, "strong", timed_cell(s, t, lvl), f"gnugo:level={lvl}")
               for s, t, lvl, n in STRONG_GNUGO_TIMED]
     for game, playouts, games, label, stem, opponent in cells:
         path = os.path.join(args.work, stem + ".txt")
