@@ -46,8 +46,9 @@ import math
 
 import numba as nb
 
-from bandits.stats import COUNT, MEAN, NSTAT, SUM
+from bandits.stats import COUNT, MEAN, SUM
 from treepolicies.mcts.atomics import lock, unlock
+from treepolicies.mcts.experience import child_rows
 from treepolicies.mcts.options import O_BIAS, O_K, O_MSE, O_REF
 from treepolicies.mcts.tree import AMAF_N, AMAF_W, OPP_N, OPP_W
 
@@ -92,7 +93,7 @@ def blend_with(tree, node, big_n, r, opts, view, cmap):
     """:func:`blend` with the parent's visits ``big_n`` and the GRAVE reference node ``r`` given (a
     DAG's position counts its visits apart and finds its reference on the iteration's path:
     treepolicies.transpositions)."""
-    first, nchild, move, mover, stats, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.stats, tree.amaf
+    first, nchild, move, mover, amaf = tree.first, tree.nchild, tree.move, tree.mover, tree.amaf
     f = first[node]
     n = nchild[node]
     rf = first[r]
@@ -101,8 +102,7 @@ def blend_with(tree, node, big_n, r, opts, view, cmap):
         cmap[move[rf + j]] = j
     for j in range(n):
         c = f + j
-        for i in range(NSTAT):
-            view[i, j] = stats[i, c]
+        n0, q0 = child_rows(tree, c, j, n, opts, view)  # (with prior_visits: the virtual results added)
         na = amaf[AMAF_N, c]
         wa = amaf[AMAF_W, c]
         if rn > 0:
@@ -113,10 +113,12 @@ def blend_with(tree, node, big_n, r, opts, view, cmap):
                     na, wa = amaf[AMAF_N, cr], amaf[AMAF_W, cr]
                 else:
                     na, wa = amaf[OPP_N, cr], amaf[OPP_W, cr]
-        nc = stats[COUNT, c]
+        na += n0
+        wa += n0 * q0
+        nc = view[COUNT, j]
         if nc > 0.0 and na > 0.0:
             b = rave_beta(big_n, nc, na, opts)
-            m = (1.0 - b) * stats[MEAN, c] + b * (wa / na)
+            m = (1.0 - b) * view[MEAN, j] + b * (wa / na)
             view[MEAN, j] = m
             view[SUM, j] = m * nc
     for j in range(rn):

@@ -292,7 +292,7 @@ def check(ctx: Context) -> None:
 
 #: the options the combination table has a row for (the others only tune one of these)
 TABLE_ROWS = ("root_policy", "solver", "specialize", "rave", "rollout", "rollout_cap", "reward_bounds", "fpu", "prior",
-              "widen_k", "evaluator", "transpositions", "final", "shot, hmcts")
+              "widen_k", "evaluator", "transpositions", "final", "shot, hmcts", "prior_visits")
 _SHOWN = {"shot, hmcts": "shot, hmcts (policies)", "rave": "rave, grave_ref (rave_schedule, rave_k, rave_bias)", "fpu": "fpu, fpu_reduction",
           "widen_k": "widen_k, widen_alpha", "evaluator": "evaluator, eval_batch, value_mix"}
 _ROW_OF = {"rave": "rave, grave_ref"}

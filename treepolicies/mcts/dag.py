@@ -57,11 +57,12 @@ import numba as nb
 import numpy as np
 
 from bandits.kernels import record_row, select_row
-from bandits.stats import COUNT, FIRST, NSTAT, SUM, record, refresh
+from bandits.stats import COUNT, FIRST, SUM, record, refresh
 from bandits.stats import ISQRT as ISQRT_ROW
 from bandits.stats import MEAN as MEAN_ROW
 from bandits.stats import SUMSQ as SUMSQ_ROW
 from treepolicies.mcts.amaf import blend_with
+from treepolicies.mcts.experience import child_rows
 from treepolicies.mcts.atomics import lock, unlock
 from treepolicies.mcts.options import FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_RAVE, O_WIDEN_K
 from treepolicies.mcts.view import prior_rows, widened
@@ -232,14 +233,12 @@ def pick_view(pk, params, tree, dag, p, valid, rng, work, solver, opts, view, r,
     f = tree.first[p]
     n = tree.nchild[p]
     m = widened(dag.pvis[p], n, opts) if opts[O_WIDEN_K] > 0.0 else n
-    stats = tree.stats
     if opts[O_RAVE] > 0.0:
         blend_with(tree, p, dag.pvis[p], r, opts, view, cmap)
     for j in range(n):
         valid[j] = j < m
         if opts[O_RAVE] <= 0.0:
-            for i in range(NSTAT):
-                view[i, j] = stats[i, f + j]
+            child_rows(tree, f + j, j, n, opts, view)
     if view.shape[0] > FIRST:
         prior_rows(tree, f, n, opts, view, first_play_urgency(tree, p, opts))
     if solver and not mask_proven(tree, dag, f, n, valid):

@@ -42,8 +42,8 @@ MAX_GRAVE_REF = 10 ** 9
 
 #: layout of SearchOptions.array() (what compiled code reads)
 O_RAVE, O_K, O_MSE, O_BIAS, O_REF, O_CAP, O_LO, O_SCALE, O_OPP = range(9)
-O_FPU_MODE, O_FPU, O_PRIOR, O_WIDEN_K, O_WIDEN_A, O_NOISE, O_NOISE_A = range(9, 16)
-N_OPTS = 16
+O_FPU_MODE, O_FPU, O_PRIOR, O_WIDEN_K, O_WIDEN_A, O_NOISE, O_NOISE_A, O_PVIS = range(9, 17)
+N_OPTS = 17
 FPU_INF, FPU_VALUE, FPU_PARENT = 0, 1, 2
 
 
@@ -125,6 +125,11 @@ OPTIONS: dict[str, Option] = {
                         doc="x: the parent's mean minus x (Leela Zero); sets fpu=parent"),
     "prior": _p("uniform", kind="name", doc="the children's priors (PUCT's P, widening's order): uniform, or a prior "
                                             "the game offers (game.priors: heuristic; knowledge for Go)"),
+    "prior_visits": _p(0.0, low=0.0, high=1e6,
+                       doc="n0: each child carries n0 virtual results of mean Q0 = n P / (1 + n P) (P its prior, n "
+                           "the node's children: 1/2 at the uniform prior) in what its node's policy sees, its AMAF "
+                           "statistics too with RAVE (Gelly & Silver's prior knowledge as equivalent experience); "
+                           "0 = off"),
     "widen_k": _p(None, kind="optional", low=0.0, high=1e6, low_open=True,
                   doc="progressive widening: a node with n visits considers its first ceil(k n^alpha) children"),
     "widen_alpha": _p(0.5, low=0.0, high=1.0, low_open=True, doc="alpha of progressive widening"),
@@ -278,7 +283,7 @@ class _Record:
     def view(self) -> bool:
         """True when the node policies see a view of NVIEW rows (priors or first-play urgency)."""
         return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None or self.evaluator is not None \
-            or self.root_noise > 0.0
+            or self.root_noise > 0.0 or self.prior_visits > 0.0
 
     @property
     def stores_priors(self) -> bool:
@@ -338,6 +343,7 @@ class _Record:
         a[O_WIDEN_A] = self.widen_alpha
         a[O_NOISE] = self.root_noise
         a[O_NOISE_A] = self.root_noise_alpha
+        a[O_PVIS] = self.prior_visits
         return a
 
 

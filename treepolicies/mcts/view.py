@@ -30,8 +30,9 @@ import math
 import numba as nb
 import numpy as np
 
-from bandits.stats import COUNT, FIRST, MEAN, NSTAT, PRIOR
+from bandits.stats import COUNT, FIRST, MEAN, PRIOR
 from treepolicies.mcts.amaf import blend
+from treepolicies.mcts.experience import child_rows
 from bandits.rng import gamma, randint
 from treepolicies.mcts.options import (FPU_INF, FPU_VALUE, O_FPU, O_FPU_MODE, O_NOISE, O_NOISE_A, O_PRIOR, O_RAVE,
                                       O_WIDEN_A, O_WIDEN_K)
@@ -62,15 +63,13 @@ def first_play_urgency(tree, node, opts):
 @nb.njit(cache=True, error_model="numpy")
 def node_view(tree, node, opts, view, cmap):
     """The (rows, n) statistics the policy sees for ``node``'s children (module docstring)."""
-    stats = tree.stats
     f = tree.first[node]
     n = tree.nchild[node]
     if opts[O_RAVE] > 0.0:
         blend(tree, node, opts, view, cmap)
     else:
         for j in range(n):
-            for i in range(NSTAT):
-                view[i, j] = stats[i, f + j]
+            child_rows(tree, f + j, j, n, opts, view)
     if view.shape[0] > FIRST:
         prior_rows(tree, f, n, opts, view, first_play_urgency(tree, node, opts))
     return view[:, :n]
