@@ -8,12 +8,15 @@
 cell's options against ``ucb1:c=0.5``, colours alternating, ``--seed 10``), one cell after the
 other, each into ``DIR/<game>-<playouts>-<label>.sqlite`` (a killed run resumes: the same command
 plays only the missing games) and its printed summary into ``DIR/<cell>.txt``; then the strong
-player (``strong``) against GNU Go (:data:`STRONG_GNUGO`, ``DIR/go-<playouts>-strong-gnugo<level>``), and at
-equal time (:data:`STRONG_GNUGO_TIMED`, 1 s a move on 2 threads, ``DIR/go-1s-2t-strong-gnugo<level>``).  ``table`` reads
+player (``strong``, and ``strong:prior_visits=20``) against GNU Go (:data:`STRONG_GNUGO`,
+``DIR/go-<playouts>-<label>-gnugo<level>``), and at
+equal time (:data:`STRONG_GNUGO_TIMED`, 1 s a move on 2 threads, ``DIR/go-1s-2t-<label>-gnugo<level>``).  ``table`` reads
 the summaries and writes ``strength.csv`` and ``strength.md`` (score = wins + draws / 2 of the
 enhanced side, Wilson 95% interval, Elo), listing the cells not played yet as such; a cell whose
 summary is not in DIR keeps its row of the existing ``strength.csv``.
-Nothing is tuned: the options are the documented defaults, the table is what comes out.
+Nothing is tuned: the options are the documented defaults, the table is what comes out.  The cells
+labelled ``strong`` were played before Go's ``strong`` took ``prior_visits=20`` (2026-12-07); those
+labelled ``strong+prior_visits`` are the player with it (docs/enhancements.md, the strong player).
 
 An equal-time cell takes about two hours with the machine to itself (6812 s against level 10),
 longer than some sessions have, so its games are kept in the repository:
@@ -54,6 +57,8 @@ VARIANTS = {
     "ppa": f"{BASE},rollout=ppa",
     "patterns": f"{BASE},rollout=patterns",
     "strong": "strong",  # treepolicies.strong: each game's strongest measured configuration
+    # the strong player with Gelly & Silver's prior knowledge as equivalent experience (n0 = 20)
+    "strong+prior_visits": "strong:prior_visits=20",
 }
 FIRST = ["rave", "grave", "heuristic", "rave+heuristic"]
 SECOND = ["puct", "puct+prior", "widen+prior", "fpu-parent", "transpositions"]
@@ -66,11 +71,12 @@ CELLS = ([(g, p, 200, v) for g in ("connect4", "nogo", "go") for p in (1000, 500
          + [("go", p, 200, "patterns") for p in (1000, 5000)])
 #: the best 9x9 Go configuration against GNU Go (label of the 1000-playout table's best, levels)
 GNUGO = [(1, 50), (10, 50)]
-#: the strong player against GNU Go: (playouts a move, level, games), the issue's cells
-STRONG_GNUGO = [(10000, 10, 100), (10000, 1, 100), (3000, 10, 100), (3000, 1, 100)]
+#: the strong player against GNU Go: (label, playouts a move, level, games), the issue's cells
+STRONG_GNUGO = [("strong", 10000, 10, 100), ("strong", 10000, 1, 100), ("strong", 3000, 10, 100),
+                ("strong", 3000, 1, 100), ("strong+prior_visits", 10000, 10, 100)]
 #: the strong player against GNU Go at equal time: (seconds a move, threads, level, games); the cell's
 #: "playouts" column reads e.g. "1s-2t" (``banditree match --seconds 1 --threads 2``)
-STRONG_GNUGO_TIMED = [(1, 2, 10, 100), (1, 2, 1, 100)]
+STRONG_GNUGO_TIMED = [("strong", 1, 2, 10, 100), ("strong", 1, 2, 1, 100), ("strong+prior_visits", 1, 2, 10, 100)]
 #: where ``keep`` puts the equal-time cells' databases (``run`` resumes from them)
 KEPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "enhancements", "games")
 LINE = re.compile(r"A: (\d+) wins, (\d+) draws, (\d+) losses in (\d+) games")
@@ -93,9 +99,9 @@ def timed(seconds, threads):
     return f"{seconds}s-{threads}t"
 
 
-def timed_cell(seconds, threads, level):
+def timed_cell(label, seconds, threads, level):
     """The name of an equal-time cell: ``go-1s-2t-strong-gnugo10``."""
-    return f"go-{timed(seconds, threads)}-strong-gnugo{level}"
+    return f"go-{timed(seconds, threads)}-{label}-gnugo{level}"
 
 
 def best_go(work):
@@ -130,17 +136,17 @@ def run(args) -> int:
         rc = _play(command(game, playouts, games, VARIANTS[label], os.path.join(args.work, cell + ".sqlite")), out)
         if rc:
             return rc
-    for playouts, level, games in STRONG_GNUGO:
-        cell = f"go-{playouts}-strong-gnugo{level}"
+    for label, playouts, level, games in STRONG_GNUGO:
+        cell = f"go-{playouts}-{label}-gnugo{level}"
         out = os.path.join(args.work, cell + ".txt")
         if (args.only and cell not in args.only) or os.path.exists(out):
             continue
-        print(f"go {playouts} strong against gnugo:level={level}: {games} games", flush=True)
-        rc = _play(command("go", playouts, games, "strong", out[:-4] + ".sqlite", f"gnugo:level={level}"), out)
+        print(f"go {playouts} {label} against gnugo:level={level}: {games} games", flush=True)
+        rc = _play(command("go", playouts, games, VARIANTS[label], out[:-4] + ".sqlite", f"gnugo:level={level}"), out)
         if rc:
             return rc
-    for seconds, threads, level, games in STRONG_GNUGO_TIMED:
-        cell = timed_cell(seconds, threads, level)
+    for label, seconds, threads, level, games in STRONG_GNUGO_TIMED:
+        cell = timed_cell(label, seconds, threads, level)
         out = os.path.join(args.work, cell + ".txt")
         if (args.only and cell not in args.only) or os.path.exists(out):
             continue
@@ -149,8 +155,9 @@ def run(args) -> int:
         if not os.path.exists(db) and os.path.exists(kept):
             _copy_db(kept, db)
             print(f"{cell}: resumed from {kept}", flush=True)
-        print(f"go {seconds} s a move on {threads} threads, strong against gnugo:level={level}: {games} games", flush=True)
-        rc = _play(command("go", None, games, "strong", db, f"gnugo:level={level}", seconds, threads), out)
+        print(f"go {seconds} s a move on {threads} threads, {label} against gnugo:level={level}: {games} games",
+              flush=True)
+        rc = _play(command("go", None, games, VARIANTS[label], db, f"gnugo:level={level}", seconds, threads), out)
         if rc:
             return rc
     label = best_go(args.work)
@@ -184,8 +191,8 @@ def _copy_db(src, dst) -> None:
 def keep(args) -> int:
     """Copy the equal-time cells' databases of ``--work`` to :data:`KEPT` (module docstring)."""
     os.makedirs(args.to, exist_ok=True)
-    for seconds, threads, level, games in STRONG_GNUGO_TIMED:
-        cell = timed_cell(seconds, threads, level)
+    for label, seconds, threads, level, games in STRONG_GNUGO_TIMED:
+        cell = timed_cell(label, seconds, threads, level)
         db = os.path.join(args.work, cell + ".sqlite")
         if os.path.exists(db):
             _copy_db(db, os.path.join(args.to, cell + ".sqlite"))
@@ -237,10 +244,10 @@ def table(args) -> int:
         cells += [("go", 10000, n, best, f"go-10000-{best}-gnugo{lvl}", f"gnugo:level={lvl}") for lvl, n in GNUGO]
     else:  # the GNU Go rows of the existing table
         cells += [(g, p, r["planned"], label, f"{g}-{p}-{label}-{opp}", opp) for (g, p, label, opp), r in before.items()
-                  if opp.startswith("gnugo") and label != "strong"]
-    cells += [("go", p, n, "strong", f"go-{p}-strong-gnugo{lvl}", f"gnugo:level={lvl}") for p, lvl, n in STRONG_GNUGO]
-    cells += [("go", timed(s, t), n, "strong", timed_cell(s, t, lvl), f"gnugo:level={lvl}")
-              for s, t, lvl, n in STRONG_GNUGO_TIMED]
+                  if opp.startswith("gnugo") and not label.startswith("strong")]
+    cells += [("go", p, n, label, f"go-{p}-{label}-gnugo{lvl}", f"gnugo:level={lvl}") for label, p, lvl, n in STRONG_GNUGO]
+    cells += [("go", timed(s, t), n, label, timed_cell(label, s, t, lvl), f"gnugo:level={lvl}")
+              for label, s, t, lvl, n in STRONG_GNUGO_TIMED]
     for game, playouts, games, label, stem, opponent in cells:
         path = os.path.join(args.work, stem + ".txt")
         row = {"game": game, "playouts": playouts, "enhancement": label, "options": VARIANTS[label],

@@ -11,9 +11,10 @@ def test_the_spec_of_each_game_and_overrides():
     # the table's entries as they are, and a key given in the strong spec replaces or joins them
     assert strong_spec("nogo") == "ucb1:c=0.5,rave=true,rollout=ppa,reuse=true"
     assert strong_spec("nogo", {"threads": "2"}) == "ucb1:c=0.5,rave=true,rollout=ppa,reuse=true,threads=2"
-    assert strong_spec("go") == "ucb1:c=0.1,rave=true,rollout=nakade,widen_k=2,prior=knowledge,reuse=true"
+    assert strong_spec("go") == \
+        "ucb1:c=0.1,rave=true,rollout=nakade,widen_k=2,prior=knowledge,prior_visits=20,reuse=true"
     assert strong_spec("go", {"reuse": "false", "c": "0.4"}) == \
-        "ucb1:c=0.4,rave=true,rollout=nakade,widen_k=2,prior=knowledge,reuse=false"
+        "ucb1:c=0.4,rave=true,rollout=nakade,widen_k=2,prior=knowledge,prior_visits=20,reuse=false"
     assert set(STRONG) == {"go", "nogo", "connect4", "tictactoe", "nim"}
 
 
