@@ -120,3 +120,15 @@ def test_compiled_and_python_drivers_agree_and_repeat_with_prior_visits(options)
 def test_prior_visits_range_is_checked():
     with pytest.raises(ValueError, match="prior_visits"):
         SearchOptions(prior_visits=-1)
+
+
+@pytest.mark.parametrize("spec", ["miucb:episodic=true", "iucb", "klucb:family=bernoulli", "thompson:prior=beta",
+                                  "egreedy:epsilon=0.1", "puct:c=1.5"])
+def test_every_kind_of_node_policy_searches_with_prior_visits(spec):
+    # each policy reads the view (its statistics rows with the virtual results): the search runs its
+    # budget, is reproducible, and the move is legal; RAVE on, so the AMAF side is added too
+    g = make_game("connect4")
+    a = search(g, spec, iterations=300, seed=2, early_stop=False, rave=True, prior_visits=10)
+    b = search(g, spec, iterations=300, seed=2, early_stop=False, rave=True, prior_visits=10)
+    assert a.iterations == 300 and a.visits.sum() == 300 and a.move in g.legal_moves()
+    assert (a.visits == b.visits).all() and np.array_equal(a.values, b.values)
