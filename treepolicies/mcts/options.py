@@ -281,7 +281,8 @@ class _Record:
 
     @property
     def view(self) -> bool:
-        """True when the node policies see a view of NVIEW rows (priors or first-play urgency)."""
+        """True when the node policies see a view of NVIEW rows (priors, first-play urgency, widening, an
+        evaluator, root noise or prior_visits)."""
         return self.fpu != "inf" or self.prior != "uniform" or self.widen_k is not None or self.evaluator is not None \
             or self.root_noise > 0.0 or self.prior_visits > 0.0
 
