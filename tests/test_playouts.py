@@ -355,6 +355,38 @@ def test_the_candidate_draw_is_uniform_over_the_legal_points(name):
     assert seen_some >= 6
 
 
+def test_the_candidate_draw_leaves_out_the_roots_superko_list():
+    # the candidate path plays what move_draw gives without a move check, so the draw must keep to
+    # go_legal's moves where a search starts from a game whose superko list is not empty.  The
+    # position of tests/test_go.py::test_positional_superko_refused: after Black A4 and White A3,
+    # Black A5 is legal under simple ko but repeats the start, so the list holds it.  A draw over
+    # the L legal points plus A5 (random_point's candidates: L + 1 points) gives each legal code
+    # with probability 1 / (L + 1) and -1 (the caller enumerates) when it lands on A5: 300 (L + 1)
+    # draws, every count within 5 binomial sd (sd < sqrt(300)) of 300, and never A5
+    from treepolicies.games.go import Go
+
+    g = Go.from_diagram("""
+        X O . O O
+        . O . X O
+        O X O X .
+        X X O O X
+        . . . X X
+    """)
+    g.play(g.str_to_move("A4"))
+    g.play(g.str_to_move("A3"))
+    a5 = g.str_to_move("A5")
+    out = np.empty(g.max_moves, np.int64)
+    n = g.kernels.legal(g.state, out)
+    legal = sorted(int(m) for m in out[:n])
+    assert a5 not in legal and g.size * g.size not in legal and len(legal) >= 3
+    state = g.state.copy()
+    r = rng(21)
+    draws = [int(g.move_draw(state, r)) for _ in range(300 * (len(legal) + 1))]
+    counts = {m: draws.count(m) for m in set(draws)}
+    assert sorted(counts) == [-1] + legal
+    assert max(abs(v - 300) for v in counts.values()) < 5 * math.sqrt(300)
+
+
 @pytest.mark.parametrize("name", ["go", "nogo"])
 def test_mast_candidate_path_draws_gibbs_over_the_legal_moves(name):
     # the candidate path (treepolicies.mcts.playouts._fast_ply): the game draws a legal candidate
@@ -374,8 +406,10 @@ def test_mast_candidate_path_draws_gibbs_over_the_legal_moves(name):
         got = -1
         for tries in range(MAX_TRIES):
             cand = int(g.move_draw(state, r))
+            if cand < 0:
+                break
             a = pp.mast_accept(stats, params, c, plies(), 0, 0, cand, r, buf, tries)
-            if a == 1 and g.move_check(state, cand):
+            if a == 1:  # (a draw is legal: the candidate path plays it without a move check)
                 got = cand
                 break
         if got < 0:

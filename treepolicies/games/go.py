@@ -135,12 +135,23 @@ def go_move_draw(state, rng):
     """A uniformly random move among :func:`go_legal`'s points (legal, not an own eye), not played;
     -1 when there is none (then a pass is the only move) or the game is over.  The draw of the
     random rollout (board.random_point: it reorders the state's list of empty points, nothing
-    else); the candidate draw of playout policies' fast path (treepolicies.mcts.playouts).  The
-    root's superko list is left to the move check."""
+    else); the candidate draw of playout policies' fast path (treepolicies.mcts.playouts), which
+    plays what it keeps without a move check.  At the root of a search with a superko list
+    (``H_FORBID_AT``) a drawn point of the list gives -1 as well: the caller then enumerates
+    :func:`go_legal`, which leaves the list out; either way every move returned is one of
+    go_legal's, and a rejection sampler built on the draw keeps its exact distribution."""
     if go_terminal(state):
         return -1
     p = bd.random_point(state, rng, state[H_TOMOVE] + 1, False)
-    return -1 if p < 0 else bd.code_of(state, p)
+    if p < 0:
+        return -1
+    code = bd.code_of(state, p)
+    if state[H_MOVES] == state[H_FORBID_AT]:
+        fb = bd.forbid_base(state)
+        for j in range(state[H_NFORBID]):
+            if state[fb + j] == code:
+                return -1
+    return code
 
 
 @nb.njit(cache=True)

@@ -44,9 +44,10 @@ and ``choose``.  A policy whose ``propose`` draws from the same distribution as 
 
 The candidate path, tried first: when the policy has ``accept`` and the game a candidate draw
 (``game.move_draw(state, rng)``: a uniformly random move among ``legal``'s points, the one its
-random rollout would play, not played; -1 when there is none; Go and NoGo have one), each ply draws
-a candidate ``c`` and asks ``accept`` (``tries`` = the candidates refused so far at this ply): 1
-plays it (if the move check accepts it), 0 draws another, -1 leaves the candidate path for this ply
+random rollout would play, not played; -1 when there is none, or when the game declines to draw one
+(Go at a root whose superko list holds the point drawn); Go and NoGo have one), each ply draws a
+candidate ``c`` and asks ``accept`` (``tries`` = the candidates refused so far at this ply): 1
+plays it (no move check: the draw is legal), 0 draws another, -1 leaves the candidate path for this ply
 (then ``propose``, or ``legal`` and ``choose``); :data:`MAX_TRIES` refusals, or no candidate,
 enumerate.  Accepting ``c`` with probability w(c) / max w is rejection sampling from the uniform
 candidate: the move played has probability w(m) / sum w over the legal moves, exactly, and every
@@ -117,12 +118,12 @@ class PlayoutPolicy:
 
     def key_for(self, check=None, draw=None) -> str:
         """The compile-time key naming its kernels (treepolicies.mcts.calls) and, with a
-        ``propose`` or ``accept`` kernel, the game's move check ``check`` and, with ``accept``, its
-        candidate draw ``draw`` (the fast path and the candidate path; module docstring)."""
+        ``propose`` kernel, the game's move check ``check`` and, with ``accept``, its candidate draw
+        ``draw`` (the fast path and the candidate path; module docstring)."""
         fns = (self.choose, self.update) + tuple(f for f in (self.init, self.propose, self.accept) if f is not None)
-        if self.accept is None or check is None:
+        if self.accept is None:
             draw = None
-        if self.propose is None and draw is None:
+        if self.propose is None:
             check = None
         key = (f"playout:{self.name}:" + calls._text(fns) + ("" if check is None else "@" + calls._text((check,)))
                + ("" if draw is None else "~" + calls._text((draw,))))
@@ -335,12 +336,12 @@ def _fast_ply(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, b
 @overload(_fast_ply, prefer_literal=True, inline="always")
 def _fast_ply_impl(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, buf):
     """The fast path of one ply (module docstring): True when it played the ply.  The candidate
-    path when the policy has ``accept`` and the game a move check and a candidate draw; then, or
+    path when the policy has ``accept`` and the game a candidate draw; then, or
     else, the proposals when the policy has ``propose`` and the game a move check and a rollout
     kernel; else False at once (the loop enumerates)."""
     pol, check, draw = calls._named(pkey, "playout policy")
     r = rkey.literal_value if isinstance(rkey, types.StringLiteral) else ""
-    candidates = pol.accept is not None and check is not None and draw is not None
+    candidates = pol.accept is not None and draw is not None
     proposals = pol.propose is not None and check is not None and r != ""
     if not candidates and not proposals:
         return lambda pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, stats, buf: False
@@ -357,7 +358,7 @@ def _fast_ply_impl(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, sta
                 a = accept(stats, params, codes, plies, min(k, room), mover, c, rng, buf, tries)
                 if a < 0:  # the policy leaves the candidate path at this ply
                     break
-                if a > 0 and check(s, c):
+                if a > 0:  # (the draw is legal: no move check)
                     if k < room:
                         plies[k] = 2 * c + mover
                     calls.play(g, s, c)
