@@ -16,7 +16,10 @@ docs/enhancements.md#the-strong-player-strong:
   0.875] against c = 0.25, which scored 0.720 [0.625, 0.799] against c = 0.5 (c = 0 against 0.1:
   0.530 [0.433, 0.625], level); and the knowledge prior as equivalent experience
   (``prior_visits=20``: each child starts with 20 virtual results at its prior's value, Gelly &
-  Silver 2007) scored 0.900 [0.826, 0.945] against the same without (n0 = 100: 0.730);
+  Silver 2007) scored 0.900 [0.826, 0.945] against the same without (n0 = 100: 0.730; n0 = 10
+  and 50 each 0.430 [0.337, 0.528] against n0 = 20).  Against GNU Go 3.8 level 10 it scores
+  0.710 [0.615, 0.790] at 10 000 playouts a move and 0.800 [0.711, 0.867] at 1 s a move on 2
+  threads (docs/enhancements/strength.md);
 * ``nogo``: RAVE with PPA playouts (Cazenave's playout policy adaptation) and tree reuse: 0.740
   [0.646, 0.816] in 100 games at 1000 playouts against RAVE alone, which scores 0.750 [0.686,
   0.805] against plain UCT (PPA alone 0.735; NoGo's heuristic rollouts lose);
