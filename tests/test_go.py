@@ -5,6 +5,7 @@ the bottom).  Every expected value is derived in the comment above it.
 """
 import pytest
 
+from tests.go_helpers import superko_position
 from treepolicies.games.go import Go, go_is_legal
 
 
@@ -104,20 +105,8 @@ def test_ko_capture_and_immediate_retake_refused():
 
 
 def test_positional_superko_refused():
-    # found by a search over random 5x5 games: Black A4 captures A3 (one stone), White A3 takes
-    # back the two Black stones A5-A4, and Black A5 would recreate the starting position.  A5 is no
-    # capture, so simple ko allows it; positional superko forbids it.
-    g = Go.from_diagram("""
-        X O . O O
-        . O . X O
-        O X O X .
-        X X O O X
-        . . . X X
-    """)
-    start = g.board().copy()
-    g.play(g.str_to_move("A4"))
-    g.play(g.str_to_move("A3"))
-    a5 = g.str_to_move("A5")
+    # tests/go_helpers.py: after Black A4 and White A3, Black A5 would recreate the start
+    g, a5, start = superko_position()
     assert go_is_legal(g.state, a5)  # legal under simple ko
     trial = g.copy()
     trial.kernels.play(trial.state, a5)
@@ -266,16 +255,7 @@ def test_copy_is_independent():
 def test_compiled_search_leaves_superko_moves_out_of_its_root():
     from treepolicies import search
 
-    g = Go.from_diagram("""
-        X O . O O
-        . O . X O
-        O X O X .
-        X X O O X
-        . . . X X
-    """)
-    g.play(g.str_to_move("A4"))
-    g.play(g.str_to_move("A3"))
-    a5 = g.str_to_move("A5")
+    g, a5, _ = superko_position()
     assert a5 not in g.legal_moves()
     result = search(g, "ucb1:c=0.5", iterations=300, seed=0)
     assert a5 not in result.moves and sorted(result.moves) == sorted(g.legal_moves())

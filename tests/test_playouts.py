@@ -358,23 +358,14 @@ def test_the_candidate_draw_is_uniform_over_the_legal_points(name):
 def test_the_candidate_draw_leaves_out_the_roots_superko_list():
     # the candidate path plays what move_draw gives without a move check, so the draw must keep to
     # go_legal's moves where a search starts from a game whose superko list is not empty.  The
-    # position of tests/test_go.py::test_positional_superko_refused: after Black A4 and White A3,
-    # Black A5 is legal under simple ko but repeats the start, so the list holds it.  A draw over
-    # the L legal points plus A5 (random_point's candidates: L + 1 points) gives each legal code
-    # with probability 1 / (L + 1) and -1 (the caller enumerates) when it lands on A5: 300 (L + 1)
-    # draws, every count within 5 binomial sd (sd < sqrt(300)) of 300, and never A5
-    from treepolicies.games.go import Go
+    # position of tests/go_helpers.py (test_go.py::test_positional_superko_refused): after Black A4
+    # and White A3, Black A5 is legal under simple ko but repeats the start, so the list holds it.
+    # A draw over the L legal points plus A5 (random_point's candidates: L + 1 points) gives each
+    # legal code with probability 1 / (L + 1) and -1 (the caller enumerates) when it lands on A5:
+    # 300 (L + 1) draws, every count within 5 binomial sd (sd < sqrt(300)) of 300, and never A5
+    from tests.go_helpers import superko_position
 
-    g = Go.from_diagram("""
-        X O . O O
-        . O . X O
-        O X O X .
-        X X O O X
-        . . . X X
-    """)
-    g.play(g.str_to_move("A4"))
-    g.play(g.str_to_move("A3"))
-    a5 = g.str_to_move("A5")
+    g, a5, _ = superko_position()
     out = np.empty(g.max_moves, np.int64)
     n = g.kernels.legal(g.state, out)
     legal = sorted(int(m) for m in out[:n])
