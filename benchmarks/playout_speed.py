@@ -16,8 +16,8 @@
 2. For each ``rollout=`` it times UCT (``ucb1:c=0.5``) searching ``--iterations`` playouts from the
 empty board (no early stop; the compiled loop, one thread; a warm-up search compiles first) and
 prints the median iterations per second over ``--repeats`` and that rate over ``rollout=random``'s
-(the issue's target: MAST and LGRF at least 0.70 of it), and the best search over random's best.  Also ``plain``: the search without any
-option (the game's own playout kernel, the plain loop).  A measurement, not a test; run it on an
+(the issue's target: MAST and LGRF at least 0.70 of it), and the best search over random's best.
+Also ``plain``: the search without any option (the game's own playout kernel, the plain loop).  A measurement, not a test; run it on an
 idle machine or read only the ratios within one run.
 """
 from __future__ import annotations

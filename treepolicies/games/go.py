@@ -122,12 +122,19 @@ def go_move_check(state, move):
     p = bd.point_of(state, move)
     if state[HDR + p] != EMPTY or not bd.go_playable(state, p, state[H_TOMOVE] + 1):
         return False
+    return not _root_forbids(state, move)
+
+
+@nb.njit(cache=True, inline="always")
+def _root_forbids(state, move):
+    """True iff ``move`` is on the superko list of the search's root (only at the move number
+    ``H_FORBID_AT``, where the list was written; :meth:`Go._mark_superko`)."""
     if state[H_MOVES] == state[H_FORBID_AT]:
         fb = bd.forbid_base(state)
         for j in range(state[H_NFORBID]):
             if state[fb + j] == move:
-                return False
-    return True
+                return True
+    return False
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -146,12 +153,7 @@ def go_move_draw(state, rng):
     if p < 0:
         return -1
     code = bd.code_of(state, p)
-    if state[H_MOVES] == state[H_FORBID_AT]:
-        fb = bd.forbid_base(state)
-        for j in range(state[H_NFORBID]):
-            if state[fb + j] == code:
-                return -1
-    return code
+    return -1 if _root_forbids(state, code) else code
 
 
 @nb.njit(cache=True)
