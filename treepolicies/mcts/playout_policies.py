@@ -17,8 +17,8 @@ keys them per role, which is the same thing in a two-player game].
   (p, m), each player's sum and maximum of the exponentials (kept by the update, so a draw costs no
   exp), and their alias tables (Walker 1977; Vose 1991), rebuilt by the fast path only, when the
   update has marked them stale (the candidate path never reads them): 10c + 5 floats.  With a
-  game's move check and candidate draw (``game.move_check``, ``game.move_draw``) a ply keeps the
-  game's uniformly drawn legal candidate m with probability E(p, m) / max E(p, .)
+  game's candidate draw (``game.move_draw``) a ply keeps the game's uniformly drawn legal
+  candidate m with probability E(p, m) / max E(p, .)
   (:func:`mast_accept`: rejection sampling, the same distribution); with a move check and rollout
   only, it draws a code from all codes in O(1) and refuses the illegal ones (:func:`mast_propose`;
   the same distribution, no enumeration, but ever more refusals as the board fills).
