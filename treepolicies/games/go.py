@@ -51,6 +51,18 @@ def go_terminal(state):
     return state[H_PASSES] >= 2 or state[H_MOVES] >= state[H_CAP]
 
 
+@nb.njit(cache=True, inline="always")
+def _root_forbids(state, move):
+    """True iff ``move`` is on the superko list of the search's root (only at the move number
+    ``H_FORBID_AT``, where the list was written; :meth:`Go._mark_superko`)."""
+    if state[H_MOVES] == state[H_FORBID_AT]:
+        fb = bd.forbid_base(state)
+        for j in range(state[H_NFORBID]):
+            if state[fb + j] == move:
+                return True
+    return False
+
+
 @nb.njit(cache=True, _nrt=False)
 def go_legal(state, out):
     """Write the search's moves to out: legal non-own-eye points in code order, else pass.
@@ -63,19 +75,13 @@ def go_legal(state, out):
     n = state[H_SIZE]
     w = state[H_STRIDE]
     colour = state[H_TOMOVE] + 1
-    nf = state[H_NFORBID] if state[H_MOVES] == state[H_FORBID_AT] else 0
-    fb = bd.forbid_base(state)
     k = 0
     for r in range(n):
         for c in range(n):
             p = (r + 1) * w + c + 1
             if state[HDR + p] == EMPTY and bd.go_legal_point(state, p, colour) and not bd.own_eye(state, p, colour):
                 code = r * n + c
-                allowed = True
-                for j in range(nf):
-                    if state[fb + j] == code:
-                        allowed = False
-                if allowed:
+                if not _root_forbids(state, code):
                     out[k] = code
                     k += 1
     if k == 0:
@@ -123,18 +129,6 @@ def go_move_check(state, move):
     if state[HDR + p] != EMPTY or not bd.go_playable(state, p, state[H_TOMOVE] + 1):
         return False
     return not _root_forbids(state, move)
-
-
-@nb.njit(cache=True, inline="always")
-def _root_forbids(state, move):
-    """True iff ``move`` is on the superko list of the search's root (only at the move number
-    ``H_FORBID_AT``, where the list was written; :meth:`Go._mark_superko`)."""
-    if state[H_MOVES] == state[H_FORBID_AT]:
-        fb = bd.forbid_base(state)
-        for j in range(state[H_NFORBID]):
-            if state[fb + j] == move:
-                return True
-    return False
 
 
 @nb.njit(cache=True, _nrt=False)
