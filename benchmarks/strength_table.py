@@ -73,7 +73,9 @@ CELLS = ([(g, p, 200, v) for g in ("connect4", "nogo", "go") for p in (1000, 500
 GNUGO = [(1, 50), (10, 50)]
 #: the strong player against GNU Go: (label, playouts a move, level, games), the issue's cells
 STRONG_GNUGO = [("strong", 10000, 10, 100), ("strong", 10000, 1, 100), ("strong", 3000, 10, 100),
-                ("strong", 3000, 1, 100), ("strong+prior_visits", 10000, 10, 100)]
+                ("strong", 3000, 1, 100), ("strong+prior_visits", 10000, 10, 100),
+                ("strong+prior_visits", 10000, 1, 100), ("strong+prior_visits", 3000, 10, 100),
+                ("strong+prior_visits", 3000, 1, 100)]
 #: the strong player against GNU Go at equal time: (label, seconds a move, threads, level, games); the cell's
 #: "playouts" column reads e.g. "1s-2t" (``banditree match --seconds 1 --threads 2``)
 STRONG_GNUGO_TIMED = [("strong", 1, 2, 10, 100), ("strong", 1, 2, 1, 100), ("strong+prior_visits", 1, 2, 10, 100),
