@@ -15,12 +15,14 @@ to prove that a second process compiles nothing).
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import inspect
 import sys
 import threading
 import time
 
 __all__ = ["notice", "interrupts_delivered", "kernel_errors", "KernelErrors", "cache_report", "track", "say",
-           "load_cached"]
+           "load_cached", "source_hash"]
 
 #: generated dispatchers (closures made per policy or per game), for cache_report
 _TRACKED: list = []
@@ -30,6 +32,33 @@ def track(dispatcher):
     """Remember a generated dispatcher for :func:`cache_report`; returns it."""
     _TRACKED.append(dispatcher)
     return dispatcher
+
+
+#: Python function -> its source (bytes), read once per function object: ``inspect.getsource``
+#: re-reads and re-tokenizes the whole module (about 0.5 ms a function), and each search asks for
+#: the keys of its kernels
+_SOURCES: dict = {}
+
+
+def _source(py) -> bytes:
+    text = _SOURCES.get(py)
+    if text is None:
+        try:
+            text = inspect.getsource(py).encode()
+        except (OSError, TypeError):  # (typed at a prompt: the bytecode and its constants)
+            text = py.__code__.co_code + repr(py.__code__.co_consts).encode()
+        _SOURCES[py] = text
+    return text
+
+
+def source_hash(functions) -> str:
+    """16 hex digits of the SHA-256 of the sources of ``functions`` (numba dispatchers or Python
+    functions; None counts as "-"), in order: the part of a compiled kernel's key that changes when
+    its code does.  A function edited and created again is another object, so it is read again."""
+    h = hashlib.sha256()
+    for fn in functions:
+        h.update(b"-" if fn is None else _source(getattr(fn, "py_func", fn)))
+    return h.hexdigest()[:16]
 
 
 _HOOKS: list = []  # the sys.unraisablehook each interrupts_delivered() block replaced

@@ -41,7 +41,7 @@ import numba as nb
 import numpy as np
 from numba.core.errors import NumbaError
 
-from bandits.compiling import notice
+from bandits.compiling import notice, source_hash
 from bandits.kernels import INIT_SIG, RECORD_SIG, SELECT_SIG, Kernel, PolicyKernels
 
 __all__ = ["KernelSpec", "Param", "POLICIES", "register_policy", "index_policy", "stateful_policy",
@@ -290,21 +290,6 @@ def _python_function(fn):
     return getattr(fn, "py_func", fn)
 
 
-def _source_hash(functions) -> str:
-    h = hashlib.sha256()
-    for fn in functions:
-        if fn is None:
-            h.update(b"-")
-            continue
-        py = _python_function(fn)
-        try:
-            h.update(inspect.getsource(py).encode())
-        except (OSError, TypeError):
-            h.update(py.__code__.co_code)
-            h.update(repr(py.__code__.co_consts).encode())
-    return h.hexdigest()[:16]
-
-
 def _njit(fn):
     """fn as a numba dispatcher, cached on disk when it comes from a file (numba cannot cache code
     typed at a prompt or passed to ``python -c``): a plain function is wrapped with njit, and a
@@ -374,7 +359,7 @@ def _build(cls, k: KernelSpec, python: bool) -> tuple[PolicyKernels, str]:
     from bandits import index as index_mod
     from bandits.static import register_static
 
-    key = f"{_identity(cls)}#{_source_hash(k)}" + ("#python" if python else "")
+    key = f"{_identity(cls)}#{source_hash(k)}" + ("#python" if python else "")
     if k.index is not None:
         prepare = None if k.prepare is None else _python_function(k.prepare)
         select_fn = index_mod.make_select(key, _python_function(k.index), prepare, python)

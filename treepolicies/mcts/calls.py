@@ -20,12 +20,11 @@ noticed (numba's rule for functions compiled into others: README, Development).
 """
 from __future__ import annotations
 
-import hashlib
-import inspect
-
 import numba as nb
 from numba.core import types
 from numba.extending import overload
+
+from bandits.compiling import source_hash
 
 __all__ = ["KERNELS", "game_key", "rollout_key", "prior_key", "position_key", "legal", "play", "to_move",
            "terminal", "result", "playout", "rollout_play", "rollout_value", "prior_call", "position"]
@@ -35,16 +34,9 @@ KERNELS: dict = {}
 
 
 def _text(functions) -> str:
-    h = hashlib.sha256()
-    names = []
-    for fn in functions:
-        py = getattr(fn, "py_func", fn)
-        names.append(f"{py.__module__}.{py.__qualname__}")
-        try:
-            h.update(inspect.getsource(py).encode())
-        except (OSError, TypeError):
-            h.update(py.__code__.co_code)
-    return "|".join(names) + "#" + h.hexdigest()[:16]
+    """Their qualified names and the hash of their sources (:func:`bandits.compiling.source_hash`)."""
+    names = [f"{py.__module__}.{py.__qualname__}" for py in (getattr(fn, "py_func", fn) for fn in functions)]
+    return "|".join(names) + "#" + source_hash(functions)
 
 
 def game_key(kernels) -> str:
