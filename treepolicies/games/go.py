@@ -90,9 +90,10 @@ def go_legal(state, out):
     return k
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def go_play(state, move):
-    """Apply a legal move code (``size * size`` = pass) in place."""
+    """Apply a legal move code (``size * size`` = pass) in place.  Inlined where it is called (the
+    playout policies' candidate path plays each ply with it)."""
     n = state[H_SIZE]
     if move == n * n:
         state[H_PASSES] += 1
@@ -131,7 +132,7 @@ def go_move_check(state, move):
     return not _root_forbids(state, move)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def go_move_draw(state, rng):
     """A uniformly random move among :func:`go_legal`'s points (legal, not an own eye), not played;
     -1 when there is none (then a pass is the only move) or the game is over.  The draw of the
@@ -140,7 +141,8 @@ def go_move_draw(state, rng):
     plays what it keeps without a move check.  At the root of a search with a superko list
     (``H_FORBID_AT``) a drawn point of the list gives -1 as well: the caller then enumerates
     :func:`go_legal`, which leaves the list out; either way every move returned is one of
-    go_legal's, and a rejection sampler built on the draw keeps its exact distribution."""
+    go_legal's, and a rejection sampler built on the draw keeps its exact distribution.  Inlined
+    where it is called, as :func:`go_play` is."""
     if go_terminal(state):
         return -1
     p = bd.random_point(state, rng, state[H_TOMOVE] + 1, False)

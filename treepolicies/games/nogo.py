@@ -76,7 +76,7 @@ def nogo_move_check(state, move):
     return state[HDR + p] == EMPTY and bd.nogo_legal_point(state, p, state[H_TOMOVE] + 1)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def nogo_move_draw(state, rng):
     """A uniformly random move among :func:`nogo_legal`'s, not played; -1 when there is none (the
     player to move has lost).  The draw of the random rollout (board.random_point: it reorders the
@@ -86,7 +86,7 @@ def nogo_move_draw(state, rng):
     return -1 if p < 0 else bd.code_of(state, p)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, inline="always")
 def nogo_play(state, move):
     """Apply a legal move code in place (a legal NoGo move never captures)."""
     bd.place(state, bd.point_of(state, move), state[H_TOMOVE] + 1)
