@@ -2,6 +2,7 @@
 
     PYTHONPATH=. python benchmarks/playout_speed.py [--size 9] [--playouts 20000] [--iterations 5000]
                                                     [--repeats 3] [--rollouts random,mast,lgrf1,...]
+                                                    [--no-search] [--overhead]
 
 1. Playouts per second from the empty board: the one playout loop of treepolicies.mcts.playouts
    (``play_playout``: the policy's choices, its statistics read and updated once per playout, as
@@ -17,12 +18,15 @@
 empty board (no early stop; the compiled loop, one thread; a warm-up search compiles first) and
 prints the median iterations per second over ``--repeats`` and that rate over ``rollout=random``'s
 (the issue's target: MAST and LGRF at least 0.70 of it), and the best search over random's best.
-Also ``plain``: the search without any option (the game's own playout kernel, the plain loop).  A measurement, not a test; run it on an
-idle machine or read only the ratios within one run.
+Also ``plain``: the search without any option (the game's own playout kernel, the plain loop).
+3. With ``--overhead``: the best time of a search of one iteration with each rollout, what a search
+costs besides its iterations.  A measurement, not a test; run it on an idle machine or read only
+the ratios within one run.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 
@@ -137,12 +141,27 @@ def rate(size, rollout, iterations, repeats):
     return out
 
 
+def overhead(size, rollout, repeats):
+    """The best time (seconds) of ``repeats`` searches of one iteration from the empty board: what a
+    search costs besides its iterations (its options read, its kernels' keys, the tree allocated)."""
+    kw = {} if rollout == "plain" else {"rollout": rollout}
+    search(Go(size), "ucb1:c=0.5", iterations=50, seed=0, early_stop=False, **kw)  # compile first
+    best = math.inf
+    for rep in range(repeats):
+        t0 = time.perf_counter()
+        search(Go(size), "ucb1:c=0.5", iterations=1, seed=rep, early_stop=False, **kw)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--playouts", type=int, default=20000)
     ap.add_argument("--iterations", type=int, default=5000)
     ap.add_argument("--no-search", action="store_true", help="only the playout rates")
+    ap.add_argument("--overhead", action="store_true",
+                    help="also the best time of a search of one iteration with each rollout (a search's fixed cost)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--rollouts", default="random,defer,mast,mast:epsilon=0.1,lgrf1,lgrf2,nst,ppa")
     a = ap.parse_args(argv)
@@ -165,6 +184,11 @@ def main(argv=None):
         med = statistics.median(r)
         print(f"{ro:<20} {med:>12.0f} {med / statistics.median(base) if base else float('nan'):>9.2f} "
               f"{max(r) / max(base) if base else float('nan'):>12.2f}")
+    if a.overhead:
+        print()
+        print(f"{a.size}x{a.size} Go, ucb1:c=0.5, a search of 1 iteration, best of {5 * a.repeats}")
+        for ro in rollouts:
+            print(f"{ro:<20} {overhead(a.size, ro, 5 * a.repeats) * 1e3:>9.2f} ms")
 
 
 if __name__ == "__main__":
