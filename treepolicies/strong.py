@@ -19,7 +19,9 @@ docs/enhancements.md#the-strong-player-strong:
   Silver 2007) scored 0.900 [0.826, 0.945] against the same without (n0 = 100: 0.730; n0 = 10
   and 50 each 0.430 [0.337, 0.528] against n0 = 20).  Against GNU Go 3.8 level 10 it scores
   0.710 [0.615, 0.790] at 10 000 playouts a move and 0.800 [0.711, 0.867] at 1 s a move on 2
-  threads, and level 1 0.810 [0.722, 0.875] at 1 s a move (docs/enhancements/strength.md);
+  threads; level 1 0.800 [0.711, 0.867] at 10 000 and 0.810 [0.722, 0.875] at 1 s a move; at
+  3000 playouts 0.590 [0.492, 0.681] against level 10 and 0.700 [0.604, 0.781] against level 1
+  (docs/enhancements/strength.md);
 * ``nogo``: RAVE with PPA playouts (Cazenave's playout policy adaptation) and tree reuse: 0.740
   [0.646, 0.816] in 100 games at 1000 playouts against RAVE alone, which scores 0.750 [0.686,
   0.805] against plain UCT (PPA alone 0.735; NoGo's heuristic rollouts lose);
