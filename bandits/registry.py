@@ -45,7 +45,7 @@ from bandits.compiling import notice, source_hash
 from bandits.kernels import INIT_SIG, RECORD_SIG, SELECT_SIG, Kernel, PolicyKernels
 
 __all__ = ["KernelSpec", "Param", "POLICIES", "register_policy", "index_policy", "stateful_policy",
-           "kernels_for", "policy_key", "load_plugin", "policy_names"]
+           "kernels_for", "policy_key", "load_plugin", "policy_names", "njit_kernel"]
 
 
 class KernelSpec(NamedTuple):
@@ -210,7 +210,7 @@ def _declared_class(name: str, kspec: KernelSpec, params: dict, state_width: int
         namespace["needs_horizon"] = property(lambda self: self.horizon is None)
         namespace["bind"] = lambda self, horizon: self.replace(horizon=int(horizon)) if self.horizon is None else self
     if recommend is not None:
-        rows = _njit(recommend)
+        rows = njit_kernel(recommend)
 
         def recommend_method(self, batch, rng):
             """(B,) the arm each bandit recommends: the policy's own rule (its ``recommend`` kernel, on
@@ -290,13 +290,14 @@ def _python_function(fn):
     return getattr(fn, "py_func", fn)
 
 
-def _njit(fn):
+def njit_kernel(fn):
     """fn as a numba dispatcher, cached on disk when it comes from a file (numba cannot cache code
     typed at a prompt or passed to ``python -c``): a plain function is wrapped with njit, and a
     plugin's ``@numba.njit`` function without ``cache=True`` is compiled again from its Python
     function with the same options and ``cache=True``.  Without that, every process (each testbed
     worker, each tournament worker) compiled such a kernel anew: its cache was missed, not only
-    announced."""
+    announced.  Node policies' kernels and playout policies' (treepolicies.mcts.playouts) go
+    through it."""
     dispatcher = isinstance(fn, nb.core.registry.CPUDispatcher)
     if dispatcher and not isinstance(fn._cache, nb.core.caching.NullCache):
         return fn  # cached already (our own kernels, cache=True plugins)
@@ -367,7 +368,7 @@ def _build(cls, k: KernelSpec, python: bool) -> tuple[PolicyKernels, str]:
     elif python:
         select_fn = select_static = _python_kernel(_python_function(k.select), "select")
     else:
-        select_fn, select_static = _njit(k.select), _inline(k.select)
+        select_fn, select_static = njit_kernel(k.select), _inline(k.select)
     extra = {}
     for which, fn, none in (("init", k.init, _no_init), ("on_record", k.on_record, _no_record)):
         if fn is None:
@@ -376,7 +377,7 @@ def _build(cls, k: KernelSpec, python: bool) -> tuple[PolicyKernels, str]:
             wrapped = _python_kernel(_python_function(fn), which)
             extra[which] = (wrapped, wrapped)
         else:
-            extra[which] = (_njit(fn), _inline(fn))
+            extra[which] = (njit_kernel(fn), _inline(fn))
     hands_down = bool(getattr(cls, "hands_down", False))
     register_static(key, extra["init"][1], select_static, extra["on_record"][1], hands_down)
     kernels = PolicyKernels(Kernel(extra["init"][0], INIT_SIG), Kernel(select_fn, SELECT_SIG),

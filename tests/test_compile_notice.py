@@ -8,7 +8,7 @@ notice, timed and not told what happened, announced that second as a first-run c
 every worker, its two lines ("compiling ..." and "compiled ... in 1.6 s") running into the other
 workers' lines and the progress bar.  A stateful plugin whose kernels were decorated with
 ``@numba.njit`` (no ``cache=True``) was compiled again in every process: a real miss, fixed by
-compiling it with ``cache=True`` (``bandits.registry._njit``).
+compiling it with ``cache=True`` (``bandits.registry.njit_kernel``).
 """
 import io
 import json

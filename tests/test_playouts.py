@@ -547,6 +547,25 @@ def test_a_plugin_playout_policy_runs_in_the_python_driver(compiled_game):
         assert (counts[:64].reshape(-1)[:a.tree.codes.__len__()] < counts.sum()).all()
 
 
+def test_a_playout_policy_typed_at_a_prompt_registers_and_plays_as_from_a_file():
+    """Kernels with no source file (typed at a prompt, ``python -c``, exec) cannot be cached on
+    disk; registering them raised numba's "cannot cache function ... no locator available".  They
+    are now compiled uncached, and play exactly as the same kernels loaded from a file."""
+    import bandits
+
+    bandits.load_plugin(PLUGIN)
+    with open(PLUGIN) as f:
+        text = f.read().replace('playout_policy("leastplayed"', 'playout_policy("leastplayed_typed"')
+    exec(compile(text.replace('playout_policy("evens"', 'playout_policy("evens_typed"'), "<prompt>", "exec"), {})
+    game = Nim(10)
+    runs = [search(game, "ucb1:c=0.5", iterations=200, seed=3, early_stop=False, rollout=ro, compiled=False)
+            for ro in ("leastplayed", "leastplayed_typed")]
+    assert np.array_equal(runs[0].visits, runs[1].visits)
+    assert np.array_equal(runs[0].tree.playout_stats, runs[1].tree.playout_stats)
+    counts, playouts = _plugin_counts(runs[1], game)
+    assert 0 < playouts <= 200 and counts.sum() >= playouts   # (an iteration at a proved end plays none)
+
+
 BUILTIN = ["mast", "mast:epsilon=0.1", "nst", "nst:n=3", "lgrf1", "lgrf2", "ppa"]
 
 

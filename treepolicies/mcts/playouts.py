@@ -73,12 +73,11 @@ import dataclasses
 import math
 from typing import Callable
 
-import numba as nb
 import numpy as np
 from numba.core import types
 from numba.extending import overload
 
-from bandits.registry import Param
+from bandits.registry import Param, njit_kernel
 from bandits.spec import parse_bool, parse_spec
 from treepolicies.mcts import calls
 from treepolicies.mcts.options import N_OPTS, O_LO, O_SCALE, set_playout_check
@@ -140,11 +139,7 @@ def _njit(fn, what: str, name: str):
         return None
     if not callable(fn):
         raise ValueError(f"playout policy {name!r}: {what} must be a function, got {fn!r}")
-    if isinstance(fn, nb.core.registry.CPUDispatcher):
-        if not fn.targetoptions.get("cache"):
-            return nb.njit(cache=True)(fn.py_func)
-        return fn
-    return nb.njit(cache=True)(fn)
+    return njit_kernel(fn)  # (cached on disk when its source is a file, with the options it was given)
 
 
 def playout_policy(name: str, *, choose, update, size, init=None, scratch=None, propose=None, accept=None,
