@@ -13,6 +13,7 @@ import pytest
 from bandits.rng import randint, stream_state, uniform
 from treepolicies import make_game, reroot, search
 from treepolicies.games import Nim
+from treepolicies.games.go import Go
 from treepolicies.mcts import playout_policies as pp
 from treepolicies.mcts.playouts import make_playout, playout_names
 
@@ -328,7 +329,8 @@ def test_the_candidate_draw_is_uniform_over_the_legal_points(name):
     # game.move_draw (the candidate path of treepolicies.mcts.playouts): every code it draws is one
     # of legal's (the pass excluded) and each comes up equally often: on positions from random
     # play, 200 draws a legal point, the count of each within 5 binomial sd of 200 (n draws,
-    # p = 1/L: sd = sqrt(n p (1 - p)) < sqrt(200)); -1 exactly when legal offers no point
+    # p = 1/L: sd = sqrt(n p (1 - p)) < sqrt(200)); when legal offers no point, Go draws its pass
+    # (legal's only move then) and NoGo -1 (no move: the player to move has lost); over, -1
     g0 = make_game(name, size=5)
     out = np.empty(g0.max_moves, np.int64)
     r = np.random.default_rng(3)
@@ -344,7 +346,8 @@ def test_the_candidate_draw_is_uniform_over_the_legal_points(name):
         legal = sorted(set(int(m) for m in out[:n]) - {g.size * g.size})
         state = g.state.copy()
         if not legal:
-            assert g.move_draw(state, s_rng) == -1
+            forced = name == "go" and not g.terminal()   # (over: no move, -1)
+            assert g.move_draw(state, s_rng) == (g.size * g.size if forced else -1)
             seen_none += 1
             continue
         draws = [int(g.move_draw(state, s_rng)) for _ in range(200 * len(legal))]
@@ -353,6 +356,60 @@ def test_the_candidate_draw_is_uniform_over_the_legal_points(name):
         assert max(abs(v - 200) for v in counts.values()) < 5 * math.sqrt(200)
         seen_some += 1
     assert seen_some >= 6
+
+
+#: Black's one group fills the 5x5 board but for two one-point eyes (A1, E5): no point is legal
+#: for either side (Black: its own eyes; White: suicide), so go_legal offers only the pass (code 25)
+TWO_EYES = """
+    X X X X .
+    X X X X X
+    X X X X X
+    X X X X X
+    . X X X X
+"""
+
+
+def test_the_candidate_draw_gives_gos_forced_pass():
+    # where legal offers only the pass, move_draw draws it, every time (it answered -1 before, and
+    # the playout loop then scanned the board a second time with legal); so for White too
+    g = Go.from_diagram(TWO_EYES)
+    out = np.empty(g.max_moves, np.int64)
+    r = rng(4)
+    for _ in range(2):
+        assert [int(m) for m in out[:g.kernels.legal(g.state, out)]] == [25]
+        assert {int(g.move_draw(g.state.copy(), r)) for _ in range(50)} == {25}
+        g.play(25)
+
+
+@pytest.mark.slow
+def test_a_mast_playout_plays_gos_forced_passes_from_the_draw():
+    # from TWO_EYES a MAST playout (the compiled loop, candidate path) is Black's pass and White's;
+    # Black has all 25 points of area against komi 7.5, so the value for Black (who = 0) is 1, and
+    # MAST's statistics count one pass for each player: N(Black, 25) = N(White, 25) = 1, with
+    # W = 1 for Black's and 0 for White's (stats at 3 (p codes + m): N, W, E)
+    import numba as nb
+
+    from treepolicies.mcts.calls import game_key, rollout_key
+    from treepolicies.mcts.options import SearchOptions
+    from treepolicies.mcts.playouts import HEADER, play_playout
+
+    g = Go.from_diagram(TWO_EYES)
+    bound = make_playout("mast")
+    pkey, gkey = bound.key_for(g.move_check, g.move_draw), game_key(g.kernels)
+    rkey = rollout_key(g.rollouts["random"])
+
+    @nb.njit
+    def one(s, r, plies, opts):
+        return play_playout(pkey, gkey, rkey, s, r, plies, 0, -1, opts, 0)
+
+    base = SearchOptions().array()
+    opts = np.concatenate([base, bound.block(g.move_codes, g.max_moves)])
+    plies = np.zeros(8, np.int64)
+    value, k = one(g.state.copy(), rng(9), plies, opts)
+    assert (value, k) == (1.0, 2) and list(plies[:2]) == [2 * 25 + 0, 2 * 25 + 1]
+    stats = opts[base.size + HEADER + bound.values.size:]
+    c = g.move_codes
+    assert list(stats[3 * 25:3 * 25 + 2]) == [1.0, 1.0] and list(stats[3 * (c + 25):3 * (c + 25) + 2]) == [1.0, 0.0]
 
 
 def test_the_candidate_draw_leaves_out_the_roots_superko_list():

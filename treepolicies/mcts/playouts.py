@@ -43,9 +43,10 @@ and ``choose``.  A policy whose ``propose`` draws from the same distribution as 
 (conditioned on legality) plays the same policy either way (MAST's and LGRF's do).
 
 The candidate path, tried first: when the policy has ``accept`` and the game a candidate draw
-(``game.move_draw(state, rng)``: a uniformly random move among ``legal``'s points, the one its
-random rollout would play, not played; -1 when there is none, or when the game declines to draw one
-(Go at a root whose superko list holds the point drawn); Go and NoGo have one), each ply draws a
+(``game.move_draw(state, rng)``: a uniformly random move among ``legal``'s, the one its random
+rollout would play, not played; -1 when the game declines to draw one (Go at a root whose superko
+list holds the point drawn; NoGo when there is no legal move); Go draws its pass when no point is
+legal; Go and NoGo have one), each ply draws a
 candidate ``c`` and asks ``accept`` (``tries`` = the candidates refused so far at this ply): 1
 plays it (no move check: the draw is legal), 0 draws another, -1 leaves the candidate path for this ply
 (then ``propose``, or ``legal`` and ``choose``); :data:`MAX_TRIES` refusals, or no candidate,
@@ -348,7 +349,7 @@ def _fast_ply_impl(pkey, gkey, rkey, s, rng, plies, k, mover, codes, params, sta
             tries = 0
             while tries < tries_max:
                 c = draw(s, rng)
-                if c < 0:  # no candidate: the loop enumerates (a pass, in Go)
+                if c < 0:  # declined: the loop enumerates
                     return False
                 a = accept(stats, params, codes, plies, min(k, room), mover, c, rng, buf, tries)
                 if a < 0:  # the policy leaves the candidate path at this ply
