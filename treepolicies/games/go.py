@@ -144,7 +144,7 @@ def go_move_draw(state, rng):
     returned is one of go_legal's, and a rejection sampler built on the draw keeps its exact
     distribution.  Drawing the forced pass here, rather than declining, spares the caller a
     second scan of the board (go_legal's) at each of a playout's closing passes: MAST's playouts
-    went from 0.69 to 0.72-0.74 of the random rollout's rate (docs/playouts.md).  Inlined where it
+    went from 0.69-0.71 to 0.73-0.75 of the random rollout's rate (docs/playouts.md).  Inlined where it
     is called, as :func:`go_play` is."""
     if go_terminal(state):
         return -1
