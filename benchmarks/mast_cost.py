@@ -12,9 +12,10 @@ MAST's is what that part costs:
 * ``mast_floor``: both of the last two: the candidate path alone (the game's draw and play, ply by
   ply, through the one playout loop).
 
-Rates are playouts a second from the empty board (the compiled loop of ``playout_speed.py``),
-each the best of ``--repeats`` short interleaved runs (on a noisy machine the least disturbed
-run), and the rate over the random rollout's best (the issue's target for MAST: 0.70).  The
+Rates are playouts a second from the empty board, timed by ``playout_speed.playout_rates`` (its
+compiled loop, ``--repeats`` interleaved rounds): the median rate, the median of the rounds'
+ratios to the random rollout's rate, and each one's best round over random's best (on a noisy
+machine the least disturbed rounds; the issue's target for MAST: 0.70).  The
 variants draw other playouts than MAST (``mast_noupdate`` and ``mast_floor`` uniform ones), but
 as long ones: the plies a playout are printed.  A measurement, not a test.
 """
@@ -24,20 +25,14 @@ import argparse
 import inspect
 import os
 import sys
-import time
 
 import numba as nb
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import playout_speed  # noqa: E402  (its compiled loop; registers ``defer``)
 
-from bandits.rng import stream_state  # noqa: E402
-from treepolicies.games.go import Go  # noqa: E402
 from treepolicies.mcts import playout_policies as pp  # noqa: E402
-from treepolicies.mcts.calls import game_key, rollout_key  # noqa: E402
-from treepolicies.mcts.options import SearchOptions  # noqa: E402
-from treepolicies.mcts.playouts import make_playout, playout_policy  # noqa: E402
+from treepolicies.mcts.playouts import playout_policy  # noqa: E402
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -75,45 +70,18 @@ for _name, (_update, _accept) in VARIANTS.items():
     playout_policy(_name, update=_update, accept=_accept, doc=f"benchmarks/mast_cost.py: {_name}", **_MAST)
 
 
-def best_rates(specs, playouts, repeats):
-    """spec -> (best playouts/s, plies a playout) over ``repeats`` interleaved runs."""
-    game = Go(9)
-    gkey, rkey = game_key(game.kernels), rollout_key(game.rollouts["random"])
-    plies = np.empty(4 * game.max_plies + 8, np.int64)
-    runs = {}
-    for spec in specs:
-        opts, pkey = SearchOptions().array(), ""
-        if spec != "random":
-            bound = make_playout(spec)
-            pkey = bound.key_for(game.move_check, game.move_draw)
-            opts = np.concatenate([opts, bound.block(game.move_codes, game.max_moves)])
-        run = playout_speed._loop(pkey, gkey, rkey)
-        run(game.state, 1000, stream_state(1, 0, 0), plies, opts)  # compile; the statistics learn first
-        runs[spec] = (run, opts)
-    best = {spec: (0.0, 0.0) for spec in specs}
-    for rep in range(repeats):
-        for spec, (run, opts) in runs.items():
-            t0 = time.perf_counter()
-            total = run(game.state, playouts, stream_state(rep + 2, 0, 0), plies, opts)
-            rate = playouts / (time.perf_counter() - t0)
-            if rate > best[spec][0]:
-                best[spec] = (rate, total / playouts)
-    return best
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--playouts", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=15)
     a = ap.parse_args(argv)
     specs = ["random", "mast", *VARIANTS]
-    best = best_rates(specs, a.playouts, a.repeats)
-    print(f"9x9 Go, playouts from the empty board, {a.playouts} a run, best of {a.repeats} interleaved runs")
-    print(f"{'rollout':<16} {'playouts/s':>11} {'plies':>7} {'/ random':>9}")
+    rates = playout_speed.playout_rates(9, specs, a.playouts, a.repeats)
+    print(f"9x9 Go, playouts from the empty board, {a.playouts} a run, {a.repeats} interleaved rounds")
+    print(f"{'rollout':<16} {'playouts/s':>11} {'plies':>7} {'/ random':>9} {'best / best':>12}")
     for spec in specs:
-        rate, length = best[spec]
-        print(f"{spec:<16} {rate:>11.0f} {length:>7.1f} {rate / best['random'][0]:>9.3f}")
-
+        rate, length, ratio, best = rates[spec]
+        print(f"{spec:<16} {rate:>11.0f} {length:>7.1f} {ratio:>9.3f} {best:>12.3f}")
 
 if __name__ == "__main__":
     main()

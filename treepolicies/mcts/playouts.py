@@ -49,7 +49,7 @@ list holds the point drawn; NoGo when there is no legal move); Go draws its pass
 legal; Go and NoGo have one), each ply draws a
 candidate ``c`` and asks ``accept`` (``tries`` = the candidates refused so far at this ply): 1
 plays it (no move check: the draw is legal), 0 draws another, -1 leaves the candidate path for this ply
-(then ``propose``, or ``legal`` and ``choose``); :data:`MAX_TRIES` refusals, or no candidate,
+(then ``propose``, or ``legal`` and ``choose``); :data:`MAX_TRIES` refusals, or a declined draw,
 enumerate.  Accepting ``c`` with probability w(c) / max w is rejection sampling from the uniform
 candidate: the move played has probability w(m) / sum w over the legal moves, exactly, and every
 candidate is a legal point, where ``propose`` draws over all codes and is refused ever more often
